@@ -1,0 +1,10 @@
+/**
+ * Gatehouse core: the event bus, instances and per-instance state, identifiers.
+ *
+ * @since 0.0.0
+ */
+export * as Bus from "./Bus.ts"
+export * as BusEvent from "./BusEvent.ts"
+export * as Identifier from "./Identifier.ts"
+export * as Instance from "./Instance.ts"
+export * as InstanceState from "./InstanceState.ts"
