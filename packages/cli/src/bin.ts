@@ -1,29 +1,38 @@
 #!/usr/bin/env node
-// The `gatehouse` command. Subcommands land with their issues: check (shell analysis),
-// run (shell execution), demo (session), serve (server).
-const [command] = process.argv.slice(2)
+// The `gatehouse` command: a thin dispatcher. Each subcommand lives in
+// src/commands/<name>.ts and exports `main(argv): Promise<number>` (the exit code).
+import { existsSync } from "node:fs"
 
-const usage = `usage: gatehouse <command>
+const commands = {
+  check: "the gate's verdict for a shell command, without running it",
+  run: "one command through the whole pipeline: gate, asks, process, truncation",
+  demo: "a scripted agent session in a temporary workspace",
+  serve: "the HTTP API, event stream and web page"
+} as const
 
-commands (in progress):
-  demo    a scripted agent session in a temporary workspace (coming with the session work)
-  check   the gate's verdict for a shell command, without running it (coming)
-  run     one command through the whole pipeline: gate, asks, process, truncation (coming)
-  serve   the HTTP API, event stream and web page (coming)`
+const usage = `usage: gatehouse <command> [options]
 
-if (command === "demo") {
-  console.log(`Gatehouse demo: not built yet.
+commands:
+${Object.entries(commands)
+  .map(([name, what]) => `  ${name.padEnd(6)}  ${what}`)
+  .join("\n")}
 
-What it will show: a scripted agent session in a fresh temporary workspace, with
-streamed text, tool calls going pending -> running -> completed, a command that asks
-for your approval, one the configuration denies, output large enough to be truncated
-and spilled to a file, and a doom loop caught in the act.
+Run gatehouse <command> --help for a command's options.`
 
-Today the foundation is in place: the event bus, instances and per-instance state.
-Run the tests with: pnpm test`)
-} else if (command === undefined || command === "--help" || command === "-h") {
+const [name, ...rest] = process.argv.slice(2)
+
+if (name === undefined || name === "--help" || name === "-h" || name === "help") {
   console.log(usage)
-} else {
-  console.error(`gatehouse: unknown or unfinished command "${command}"\n\n${usage}`)
+  process.exit(name === undefined ? 2 : 0)
+}
+if (!Object.hasOwn(commands, name)) {
+  console.error(`gatehouse: unknown command "${name}"\n\n${usage}`)
   process.exit(2)
 }
+const module = new URL(`./commands/${name}.ts`, import.meta.url)
+if (!existsSync(module)) {
+  console.error(`gatehouse: "${name}" is not built yet in this version`)
+  process.exit(2)
+}
+const command = (await import(module.href)) as { main: (argv: ReadonlyArray<string>) => Promise<number> }
+process.exitCode = await command.main(rest)
