@@ -7,7 +7,7 @@
  *
  * @since 0.0.0
  */
-import { randomBytes } from "node:crypto"
+import { randomFillSync } from "node:crypto"
 
 const MAX_MILLIS = 0xffff_ffff_ffff
 const MAX_COUNTER = 0xffff
@@ -34,10 +34,17 @@ const nextTick = (): readonly [millis: number, counter: number] => {
   return [lastMillis, counter]
 }
 
+// One system call per ~290 ids instead of one per id: ids are minted on hot paths.
+const pool = new Uint8Array(RANDOM_LENGTH * 292)
+let poolOffset = pool.length
+
 const randomSuffix = (): string => {
-  const bytes = randomBytes(RANDOM_LENGTH)
+  if (poolOffset + RANDOM_LENGTH > pool.length) {
+    randomFillSync(pool)
+    poolOffset = 0
+  }
   let out = ""
-  for (const byte of bytes) out += BASE62[byte % 62]
+  for (let i = 0; i < RANDOM_LENGTH; i++) out += BASE62[pool[poolOffset++]! % 62]
   return out
 }
 

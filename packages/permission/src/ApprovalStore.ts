@@ -1,0 +1,159 @@
+/**
+ * Where "always" approvals are remembered, per project: the allow rules a person granted
+ * by answering "always", loaded when a project's permission state is created.
+ *
+ * `layerFile(directory)` keeps one JSON file per project, `<directory>/<projectID>.json`,
+ * written atomically (a temp file, then a rename). A file that cannot be read as approvals
+ * is logged with its path, moved aside (`<file>.corrupt-<time>`) and treated as empty; the
+ * next `append` writes a fresh file. `layerMemory` keeps them in memory, for tests.
+ *
+ * @since 0.0.0
+ */
+import * as NodeFs from "node:fs/promises"
+import * as NodePath from "node:path"
+import { Context, Effect, Layer, Schema, Semaphore } from "effect"
+import { type Rule, Ruleset } from "./internal/rule.ts"
+
+/**
+ * Writing approvals failed (the rules still hold in memory until the instance closes).
+ *
+ * @since 0.0.0
+ */
+export class WriteError extends Schema.TaggedError<WriteError>()("ApprovalStoreWriteError", {
+  path: Schema.String,
+  reason: Schema.String
+}) {
+  override get message(): string {
+    return `Could not save approvals to ${this.path}: ${this.reason}`
+  }
+}
+
+/**
+ * @since 0.0.0
+ */
+export interface Interface {
+  /** The remembered rules of `projectID`, oldest first (`[]` when there are none). */
+  readonly load: (projectID: string) => Effect.Effect<Ruleset>
+  /** Remembers `rules` for `projectID`, after the ones already remembered. */
+  readonly append: (projectID: string, rules: Ruleset) => Effect.Effect<void, WriteError>
+}
+
+/**
+ * @since 0.0.0
+ */
+export class Service extends Context.Service<Service, Interface>()("@gatehouse/permission/ApprovalStore") {}
+
+/**
+ * Approvals in memory: they live as long as the layer.
+ *
+ * @since 0.0.0
+ */
+export const layerMemory: Layer.Layer<Service> = Layer.sync(Service, () => {
+  const projects = new Map<string, Array<Rule>>()
+  return Service.of({
+    load: (projectID) => Effect.sync(() => [...(projects.get(projectID) ?? [])]),
+    append: (projectID, rules) =>
+      Effect.sync(() => {
+        const current = projects.get(projectID) ?? []
+        projects.set(projectID, [...current, ...rules])
+      })
+  })
+})
+
+/**
+ * The format of an approvals file.
+ *
+ * @since 0.0.0
+ */
+export const File = Schema.Struct({
+  version: Schema.Literal(1),
+  rules: Ruleset
+})
+
+const decodeFile = Schema.decodeUnknownEffect(Schema.fromJsonString(File))
+
+const errorText = (cause: unknown): string => (cause instanceof Error ? cause.message : String(cause))
+
+const isMissing = (cause: unknown): boolean =>
+  typeof cause === "object" && cause !== null && (cause as { code?: unknown }).code === "ENOENT"
+
+/**
+ * Approvals in `<directory>/<projectID>.json`, one file per project. The directory is
+ * created on the first write.
+ *
+ * @since 0.0.0
+ */
+export const layerFile = (directory: string): Layer.Layer<Service> =>
+  Layer.effect(
+    Service,
+    Effect.gen(function* () {
+      const root = NodePath.resolve(directory)
+      // One writer at a time: every append reads the file again, so none is lost.
+      const lock = yield* Semaphore.make(1)
+      let sequence = 0
+
+      const fileOf = (projectID: string) => NodePath.join(root, `${NodePath.basename(projectID)}.json`)
+
+      // Missing -> []; corrupt -> moved aside, reported, []; unreadable -> fails (an append
+      // must not overwrite approvals it could not read).
+      const read = Effect.fnUntraced(function* (projectID: string) {
+        const file = fileOf(projectID)
+        const text = yield* Effect.tryPromise({
+          try: () => NodeFs.readFile(file, "utf8"),
+          catch: (cause) => cause
+        }).pipe(
+          Effect.map((text): string | undefined => text),
+          Effect.catchIf(isMissing, () => Effect.succeed(undefined)),
+          Effect.mapError(
+            (cause) => new WriteError({ path: file, reason: `cannot read it: ${errorText(cause)}` })
+          )
+        )
+        if (text === undefined) return []
+        const decoded = yield* decodeFile(text).pipe(Effect.option)
+        if (decoded._tag === "Some") return decoded.value.rules
+        const aside = `${file}.corrupt-${Date.now()}`
+        yield* Effect.tryPromise(() => NodeFs.rename(file, aside)).pipe(Effect.ignore)
+        yield* Effect.logWarning(
+          `corrupt approvals file ${file} moved to ${aside}; starting with no approvals`
+        )
+        return []
+      })
+
+      const write = (projectID: string, rules: Ruleset) => {
+        const file = fileOf(projectID)
+        const temp = `${file}.${process.pid}.${sequence++}.tmp`
+        const body = `${JSON.stringify({ version: 1, rules }, null, 2)}\n`
+        return Effect.tryPromise({
+          try: async () => {
+            await NodeFs.mkdir(root, { recursive: true })
+            try {
+              await NodeFs.writeFile(temp, body, "utf8")
+              await NodeFs.rename(temp, file)
+            } catch (cause) {
+              await NodeFs.rm(temp, { force: true })
+              throw cause
+            }
+          },
+          catch: (cause) => new WriteError({ path: file, reason: errorText(cause) })
+        })
+      }
+
+      return Service.of({
+        load: (projectID) =>
+          lock.withPermits(1)(
+            read(projectID).pipe(
+              Effect.catch((error) =>
+                Effect.logWarning(`${error.message}; starting with no approvals`).pipe(Effect.as<Ruleset>([]))
+              )
+            )
+          ),
+        append: (projectID, rules) =>
+          lock.withPermits(1)(
+            Effect.gen(function* () {
+              const current = yield* read(projectID)
+              yield* write(projectID, [...current, ...rules])
+            })
+          )
+      })
+    })
+  )

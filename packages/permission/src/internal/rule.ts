@@ -1,0 +1,41 @@
+// The rule schemas, apart from Permission.ts so ApprovalStore can decode stored rules
+// without an import cycle. Re-exported by Permission.
+import { Schema } from "effect"
+
+/**
+ * What a rule decides: `allow`, `ask` (a person answers) or `deny`.
+ *
+ * @since 0.0.0
+ */
+export const Action = Schema.Literals(["allow", "ask", "deny"])
+/**
+ * @since 0.0.0
+ */
+export type Action = typeof Action.Type
+
+/**
+ * One rule: for tool permission `permission` (a glob, e.g. `bash`, `mcp_*`) and subject
+ * `pattern` (a glob over the command text or path), do `action`.
+ *
+ * @since 0.0.0
+ */
+export const Rule = Schema.Struct({
+  permission: Schema.String,
+  pattern: Schema.String,
+  action: Action
+})
+/**
+ * @since 0.0.0
+ */
+export type Rule = typeof Rule.Type
+
+/**
+ * An ordered list of rules; later rules win.
+ *
+ * @since 0.0.0
+ */
+export const Ruleset = Schema.Array(Rule)
+/**
+ * @since 0.0.0
+ */
+export type Ruleset = typeof Ruleset.Type
