@@ -1,1 +1,6 @@
-export {}
+export * as ShellAnalysis from "./ShellAnalysis.ts"
+export * as ShellContext from "./ShellContext.ts"
+export * as ShellGate from "./ShellGate.ts"
+export * as ShellParser from "./ShellParser.ts"
+export * as ShellProcess from "./ShellProcess.ts"
+export * as ShellTool from "./ShellTool.ts"

@@ -1,13 +1,390 @@
-// Placeholder until the session work lands: says what the demo will show.
-export const main = async (_argv: ReadonlyArray<string>): Promise<number> => {
-  console.log(`Gatehouse demo: not built yet.
+// `gatehouse demo`: a scripted agent session in a fresh temporary workspace, rendered in the
+// terminal as it happens (streamed text, tool states, output previews, permission asks).
+import * as NodeFsSync from "node:fs"
+import * as NodeFs from "node:fs/promises"
+import * as NodeOs from "node:os"
+import * as NodePath from "node:path"
+import { NodeServices } from "@effect/platform-node"
+import { Bus, type BusEvent, Instance } from "@gatehouse/core"
+import { ApprovalStore, Permission } from "@gatehouse/permission"
+import {
+  Checkpoint,
+  DefaultTools,
+  type Message,
+  ScriptedModel,
+  SessionProcessor,
+  SessionPrompt,
+  SessionStatus,
+  SessionStore
+} from "@gatehouse/session"
+import { Effect, Layer, Stream } from "effect"
+import * as AskPrompt from "../AskPrompt.ts"
+import * as Config from "../Config.ts"
 
-What it will show: a scripted agent session in a fresh temporary workspace, with
-streamed text, tool calls going pending -> running -> completed, a command that asks
-for your approval, one the configuration denies, output large enough to be truncated
-and spilled to a file, and a doom loop caught in the act.
+const usage = `usage: gatehouse demo [--yes] [--script FILE] [--keep]
 
-Today the foundation is in place: the event bus, instances and per-instance state.
-Run the tests with: pnpm test`)
-  return 0
+Plays a scripted agent session in a fresh temporary workspace (never your files): the model
+lists and reads files, asks to run a command that needs your approval, tries one the
+configuration denies, reads output long enough to be truncated and saved to a file, repeats
+a call into a doom loop, and answers. Then, asked for a friendlier greeting, it edits a file
+(with your approval), and the demo rewinds that turn: the file and the conversation go back
+to how they were, from the turn's checkpoint.
+
+  --yes          answer "once" to every permission ask (unattended runs)
+  --script FILE  play another script (JSON: { "turns": [ { "parts": [...] } ] })
+  --keep         keep the workspace afterwards (it is removed by default)
+
+Without a terminal and without --yes, permission asks fail closed: they are rejected.`
+
+const PROMPT =
+  "Show me around this project: what is in it, do its checks pass, and what does the test log say?"
+
+const CONFIG = {
+  permission: {
+    read: "allow",
+    edit: { "*": "ask" },
+    bash: { "*": "ask", "ls *": "allow", "cat *": "allow", "rm *": "deny" },
+    doom_loop: "ask"
+  }
+}
+
+const checkScript = `#!/bin/sh
+echo "checking src/greet.ts ... ok"
+echo "checking src/math.ts ... ok"
+echo "2 files checked, 0 problems"
+`
+
+/** Lays out the demo project and returns its directory. */
+const makeWorkspace = async (): Promise<string> => {
+  const root = await NodeFs.realpath(await NodeFs.mkdtemp(NodePath.join(NodeOs.tmpdir(), "gatehouse-demo-")))
+  const files: Record<string, string> = {
+    "README.md":
+      "# tour-demo\n\nA tiny TypeScript project the Gatehouse demo plays in.\n\n- `src/` holds the code.\n- Run the checks with `sh scripts/check.sh`.\n- Test results go to `logs/test.log`.\n",
+    "src/greet.ts": 'export const greet = (name: string): string => "Hello, " + name + "!"\n',
+    "src/math.ts": "export const add = (a: number, b: number): number => a + b\n",
+    "scripts/check.sh": checkScript,
+    "build/app.js": "console.log('built')\n",
+    "logs/status.txt": "build pending\n",
+    "logs/test.log": `${Array.from({ length: 3000 }, (_, i) => `test ${String(i + 1).padStart(4, "0")} ... ok`).join("\n")}\n3000 passed, 0 failed\n`,
+    "gatehouse.json": `${JSON.stringify(CONFIG, null, 2)}\n`
+  }
+  for (const [path, content] of Object.entries(files)) {
+    await NodeFs.mkdir(NodePath.dirname(NodePath.join(root, path)), { recursive: true })
+    await NodeFs.writeFile(NodePath.join(root, path), content)
+  }
+  return root
+}
+
+const firstLine = (path: string) => {
+  try {
+    return NodeFsSync.readFileSync(path, "utf8").split("\n")[0] ?? ""
+  } catch {
+    return "(unreadable)"
+  }
+}
+
+interface Flags {
+  readonly yes: boolean
+  readonly keep: boolean
+  readonly script?: string | undefined
+}
+
+const parseFlags = (argv: ReadonlyArray<string>): Flags | string => {
+  let yes = false
+  let keep = false
+  let script: string | undefined
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!
+    if (arg === "--yes" || arg === "-y") yes = true
+    else if (arg === "--keep") keep = true
+    else if (arg === "--script") {
+      script = argv[++i]
+      if (script === undefined) return "--script needs a file"
+    } else if (arg.startsWith("--script=")) script = arg.slice("--script=".length)
+    else return `unknown option ${arg}`
+  }
+  return { yes, keep, script }
+}
+
+const colors = (on: boolean) => {
+  const wrap = (open: number, close: number) => (s: string) =>
+    on ? `\u001b[${open}m${s}\u001b[${close}m` : s
+  return {
+    bold: wrap(1, 22),
+    dim: wrap(2, 22),
+    italic: wrap(3, 23),
+    red: wrap(31, 39),
+    green: wrap(32, 39),
+    yellow: wrap(33, 39),
+    cyan: wrap(36, 39)
+  }
+}
+
+const oneLine = (value: unknown, max = 80) => {
+  const text = JSON.stringify(value) ?? ""
+  return text.length > max ? `${text.slice(0, max - 3)}...` : text
+}
+
+/** Renders bus events as they arrive; answers asks. Returns counters for the closing line. */
+const renderer = (flags: Flags, interactive: boolean, workspace: string) => {
+  const out = process.stdout
+  const c = colors(Boolean(out.isTTY))
+  let atLineStart = true
+  let streaming: string | undefined
+  const stats = {
+    calls: 0,
+    completed: 0,
+    failed: 0,
+    asks: 0,
+    spilled: [] as Array<string>,
+    models: new Set<string>()
+  }
+  const write = (text: string) => {
+    if (text.length === 0) return
+    out.write(text)
+    atLineStart = text.endsWith("\n")
+  }
+  const line = (text: string) => {
+    if (!atLineStart) write("\n")
+    streaming = undefined
+    write(`${text}\n`)
+  }
+  const relative = (path: string) => (path.startsWith(workspace) ? NodePath.relative(workspace, path) : path)
+
+  const onPart = (part: Message.Part, delta: string | undefined) => {
+    if ((part.type === "text" || part.type === "reasoning") && delta !== undefined) {
+      if (streaming !== part.id) {
+        if (!atLineStart) write("\n")
+        write(part.type === "reasoning" ? c.dim(c.italic("thinking: ")) : c.cyan("assistant: "))
+        streaming = part.id
+      }
+      write(part.type === "reasoning" ? c.dim(c.italic(delta)) : delta)
+      return
+    }
+    if (part.type !== "tool") return
+    const state = part.state
+    if (state.status === "running" && delta === undefined && state.metadata?.output === undefined) {
+      stats.calls++
+      line(`  ${c.yellow("▸")} ${c.bold(part.tool)} ${c.dim(oneLine(state.input))}`)
+    } else if (state.status === "completed") {
+      stats.completed++
+      line(`  ${c.green("✓")} ${c.bold(part.tool)} ${c.dim(state.title)}`)
+      const lines = state.output.split("\n")
+      const shown = lines.slice(0, 6)
+      for (const text of shown) line(c.dim(`    │ ${text.length > 100 ? `${text.slice(0, 97)}...` : text}`))
+      if (lines.length > shown.length) line(c.dim(`    │ ... ${lines.length - shown.length} more lines`))
+      const diff = state.metadata.diff
+      if (typeof diff === "string")
+        for (const text of diff
+          .split("\n")
+          .slice(3)
+          .filter((l) => l.startsWith("-") || l.startsWith("+")))
+          line(c.dim(`    │ ${text}`))
+      const outputPath = state.metadata.outputPath
+      if (typeof outputPath === "string") {
+        stats.spilled.push(outputPath)
+        line(`    ${c.yellow("↳")} output truncated; the full output was saved to ${relative(outputPath)}`)
+      }
+    } else if (state.status === "error") {
+      stats.failed++
+      const first = state.error.split("\n")[0] ?? ""
+      line(`  ${c.red("✗")} ${c.bold(part.tool)} ${state.interrupted ? "aborted" : first}`)
+    }
+  }
+
+  return {
+    stats,
+    line,
+    handle: (
+      event: BusEvent.Envelope,
+      reply: (input: Permission.ReplyInput) => Effect.Effect<void, never, Instance.Current>
+    ) =>
+      Effect.gen(function* () {
+        switch (event.type) {
+          case "message.updated": {
+            const { info } = event.properties as { info: Message.Info }
+            if (info.role === "assistant") stats.models.add(info.id)
+            return
+          }
+          case "message.part.updated": {
+            const { part, delta } = event.properties as { part: Message.Part; delta?: string }
+            onPart(part, delta)
+            return
+          }
+          case "permission.asked": {
+            const request = event.properties as Permission.Request
+            stats.asks++
+            if (request.permission === "doom_loop")
+              line(c.yellow(`  ⟳ doom loop: the model repeats itself (${request.patterns.join(", ")})`))
+            if (flags.yes) {
+              for (const text of AskPrompt.describe(request, Boolean(out.isTTY))) line(text)
+              line(c.dim("  → allowed once (--yes)"))
+              return yield* reply({ requestID: request.id, reply: "once" })
+            }
+            if (!interactive) return
+            if (!atLineStart) write("\n")
+            const answer = yield* AskPrompt.ask(request, { input: process.stdin, output: out })
+            atLineStart = true
+            streaming = undefined
+            return yield* reply({
+              requestID: request.id,
+              reply: answer.reply,
+              ...(answer.message === undefined ? {} : { message: answer.message })
+            })
+          }
+          case "permission.replied": {
+            const { reply: answer, reason } = event.properties as { reply: string; reason?: string }
+            if (answer === "reject" && reason !== undefined) line(c.red(`  → rejected (${reason})`))
+            return
+          }
+          case "session.status": {
+            const { status } = event.properties as { status: SessionStatus.Info }
+            if (status.type === "retry")
+              line(c.yellow(`  … the model failed (${status.message}); retry ${status.attempt} shortly`))
+            return
+          }
+          case "session.error": {
+            const { error } = event.properties as { error: Message.MessageError }
+            line(c.red(`  ! ${error.name}: ${error.message}`))
+            return
+          }
+        }
+      })
+  }
+}
+
+const run = (flags: Flags, workspace: string) =>
+  Effect.gen(function* () {
+    const interactive = flags.yes || Boolean(process.stdin.isTTY)
+    // The workspace's gatehouse.json, read like any project's: the agent defaults, then its rules.
+    const config = yield* Config.load({ cwd: workspace })
+    const script = yield* ScriptedModel.load(flags.script ?? ScriptedModel.demoScriptPath)
+    const view = renderer(flags, interactive, workspace)
+    const c = colors(Boolean(process.stdout.isTTY))
+
+    const Live = SessionPrompt.layer({
+      toolkit: DefaultTools.toolkit,
+      ruleset: config.ruleset,
+      mode: config.mode,
+      model: {
+        provider: "scripted",
+        id: flags.script === undefined ? "demo" : NodePath.basename(flags.script)
+      }
+    }).pipe(
+      Layer.provideMerge(
+        DefaultTools.layerWith({
+          truncate: { directory: NodePath.join(workspace, ".gatehouse", "tool-output") }
+        })
+      ),
+      Layer.provideMerge(Layer.mergeAll(SessionProcessor.layer, Checkpoint.layer)),
+      Layer.provideMerge(Layer.mergeAll(SessionStore.layerMemory, SessionStatus.layer)),
+      Layer.provideMerge(Permission.layerWith({ interactive, mode: config.mode })),
+      Layer.provideMerge(Layer.mergeAll(Bus.layer, ApprovalStore.layerMemory)),
+      Layer.provideMerge(Instance.layer),
+      Layer.provideMerge(ScriptedModel.layer(script)),
+      Layer.provide(NodeServices.layer)
+    )
+
+    return yield* Effect.gen(function* () {
+      const bus = yield* Bus.Service
+      const permission = yield* Permission.Service
+      const sessions = yield* SessionPrompt.Service
+      const checkpoints = yield* Checkpoint.Service
+      const line = view.line
+      const events = yield* bus.subscribeAll()
+      const reply = (input: Permission.ReplyInput) => permission.reply(input).pipe(Effect.ignore)
+      yield* events.pipe(
+        Stream.runForEach((event) => view.handle(event, reply)),
+        Effect.forkScoped
+      )
+      view.line(c.bold("Gatehouse demo: a scripted agent session"))
+      view.line(
+        c.dim(`workspace: ${workspace} (a temporary copy of a tiny project; your files are not touched)`)
+      )
+      view.line(c.dim(`rules: ${JSON.stringify(CONFIG.permission)}`))
+      if (!interactive)
+        view.line(
+          c.yellow(
+            "No terminal and no --yes: permission asks fail closed (they are rejected), so the session stops at the first one. Pass --yes to approve each once."
+          )
+        )
+      view.line("")
+      const session = yield* sessions.create({ directory: workspace, title: "demo" })
+      const steps = script.user ?? [{ prompt: PROMPT }]
+      let last: Message.Assistant | undefined
+      let completed = true
+      for (const step of steps) {
+        if ("prompt" in step) {
+          view.line(`${c.bold("you:")} ${step.prompt}`)
+          last = yield* sessions.prompt(session.id, step.prompt)
+          // Let the renderer drain what the turn published.
+          for (let i = 0; i < 50; i++) yield* Effect.yieldNow
+          // The model finished its answer: the turn was not cut short by an error or a rejection.
+          completed = last !== undefined && last.error === undefined && last.finish === "stop"
+          if (!completed) break
+          view.line("")
+          continue
+        }
+        const { turn, scope } = step.rewind
+        view.line(
+          `${c.bold("you:")} ${c.cyan(`⟲ rewind to the start of turn ${turn} (${scope === "both" ? "code and conversation" : scope})`)}`
+        )
+        const result = yield* checkpoints.rewind(session.id, turn, scope)
+        for (const file of result.files) line(`  ${c.green("↺")} ${file.path} ${file.action}`)
+        for (const file of result.skipped) line(c.yellow(`  ! ${file.path} not restored: ${file.reason}`))
+        if (scope !== "code") {
+          line(
+            c.dim(
+              `  ${result.removedMessages.length} messages dropped; your prompt is back to edit and resend:`
+            )
+          )
+          line(`  ${c.dim("›")} ${result.prompt}`)
+        }
+        for (const file of result.files.filter((f) => f.action === "restored"))
+          line(c.dim(`    │ ${file.path}: ${firstLine(NodePath.join(workspace, file.path))}`))
+        line(c.dim("  (checkpoints cover the file tools only: what a shell command changed is not rewound)"))
+        view.line("")
+      }
+      const { stats } = view
+      view.line(
+        c.bold("Done: ") +
+          `${stats.models.size} model calls, ${stats.calls} tool calls (${stats.completed} completed, ${stats.failed} failed), ${stats.asks} permission asks.`
+      )
+      // An error was already shown as it happened (session.error).
+      if (last?.error === undefined && !completed)
+        view.line(c.yellow("The turn stopped before the model finished: a permission ask was rejected."))
+      if (!interactive && !completed)
+        view.line(
+          c.yellow("Asks failed closed because nobody could answer them. Run in a terminal, or with --yes.")
+        )
+      return completed ? 0 : 1
+    }).pipe(Effect.scoped, Instance.provide(workspace), Effect.provide(Live))
+  })
+
+export const main = async (argv: ReadonlyArray<string>): Promise<number> => {
+  if (argv.includes("--help") || argv.includes("-h")) {
+    console.log(usage)
+    return 0
+  }
+  const flags = parseFlags(argv)
+  if (typeof flags === "string") {
+    console.error(`gatehouse demo: ${flags}\n\n${usage}`)
+    return 2
+  }
+  const workspace = await makeWorkspace()
+  try {
+    return await Effect.runPromise(
+      run(flags, workspace).pipe(
+        Effect.catch((error) =>
+          Effect.sync(() => {
+            console.error(`gatehouse demo: ${error.message}`)
+            return 2
+          })
+        )
+      )
+    )
+  } finally {
+    if (flags.keep) console.log(`The workspace was kept: ${workspace}`)
+    else await NodeFs.rm(workspace, { recursive: true, force: true })
+  }
 }

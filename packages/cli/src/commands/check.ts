@@ -1,0 +1,350 @@
+// `gatehouse check`: the gate's verdict for a command, without running it, with the trace
+// (each simple command, the rule that decided each pattern and where it came from, the
+// notes). `--jsonl` judges one JSON object per stdin line with the parser loaded once.
+import * as NodePath from "node:path"
+import * as NodeReadline from "node:readline"
+import * as NodeV8 from "node:v8"
+import type { Permission } from "@gatehouse/permission"
+import { ShellAnalysis, ShellGate, ShellParser } from "@gatehouse/shell"
+import { Effect, Exit, Layer, Scope } from "effect"
+import * as Config from "../Config.ts"
+
+const usage = `usage: gatehouse check [--config FILE] [--cwd DIR] [--shell bash|powershell] [--mode ask|auto|yolo] [--json] [--] COMMAND
+       gatehouse check --jsonl [--config FILE] [--cwd DIR] [--shell …] [--mode …] < lines
+
+Prints the verdict (allow, ask or deny) for COMMAND under the project's gatehouse.json and
+the trace: every simple command, the rule that decided each pattern, and the notes.
+Nothing is run.
+
+  --config FILE   the configuration (default: DIR/gatehouse.json if present)
+  --cwd DIR       the directory the command runs in (default: the current directory)
+  --shell NAME    bash (any POSIX shell) or powershell (default: the config's shell, else $SHELL)
+  --mode MODE     ask, auto or yolo (default: the config's mode, else ask)
+  --json          print { decision, requests, commands, notes } as JSON
+  --jsonl         read { "command", "cwd"?, "shell"? } per stdin line, write one result per line
+
+Exit status: 0 after a check whatever the verdict; 2 for a bad flag, an unreadable or
+invalid config, or a malformed input line.`
+
+interface Flags {
+  config?: string
+  cwd?: string
+  shell?: string
+  mode?: Permission.Mode
+  json: boolean
+  jsonl: boolean
+  command: Array<string>
+}
+
+class UsageError {
+  readonly message: string
+  constructor(message: string) {
+    this.message = message
+  }
+}
+
+const parseFlags = (argv: ReadonlyArray<string>): Flags | "help" | UsageError => {
+  const flags: Flags = { json: false, jsonl: false, command: [] }
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!
+    if (arg === "--") {
+      flags.command.push(...argv.slice(i + 1))
+      break
+    }
+    if (arg === "--help" || arg === "-h") return "help"
+    const eq = arg.startsWith("--") ? arg.indexOf("=") : -1
+    const name = eq === -1 ? arg : arg.slice(0, eq)
+    const takeValue = (): string | UsageError => {
+      if (eq !== -1) return arg.slice(eq + 1)
+      const value = argv[i + 1]
+      if (value === undefined) return new UsageError(`${name} needs a value`)
+      i++
+      return value
+    }
+    switch (name) {
+      case "--config":
+      case "--cwd":
+      case "--shell":
+      case "--mode": {
+        const value = takeValue()
+        if (value instanceof UsageError) return value
+        if (name === "--mode") {
+          if (value !== "ask" && value !== "auto" && value !== "yolo") {
+            return new UsageError(`--mode must be ask, auto or yolo, got "${value}"`)
+          }
+          flags.mode = value
+        } else if (name === "--shell") {
+          if (dialectOfShell(value) === undefined) {
+            return new UsageError(
+              `--shell must be bash or powershell (or a POSIX shell or pwsh), got "${value}"`
+            )
+          }
+          flags.shell = value
+        } else if (name === "--config") flags.config = value
+        else flags.cwd = value
+        break
+      }
+      case "--json":
+        flags.json = true
+        break
+      case "--jsonl":
+        flags.jsonl = true
+        break
+      default:
+        if (arg.startsWith("-") && flags.command.length === 0) return new UsageError(`unknown option ${arg}`)
+        flags.command.push(...argv.slice(i))
+        i = argv.length
+    }
+  }
+  if (flags.jsonl && flags.command.length > 0)
+    return new UsageError("--jsonl reads commands from stdin: give no COMMAND")
+  if (flags.jsonl && flags.json) return new UsageError("--json and --jsonl cannot be combined")
+  if (!flags.jsonl && flags.command.length === 0) return new UsageError("no COMMAND given")
+  return flags
+}
+
+const KNOWN_SHELLS = new Set([
+  "bash",
+  "sh",
+  "zsh",
+  "dash",
+  "ksh",
+  "mksh",
+  "ash",
+  "yash",
+  "posh",
+  "pwsh",
+  "powershell"
+])
+
+const dialectOfShell = (shell: string): ShellParser.Dialect | undefined => {
+  const base = (shell.split(/[\\/]/).pop() ?? shell).toLowerCase().replace(/\.exe$/, "")
+  return KNOWN_SHELLS.has(base) ? ShellParser.dialectOf(base) : undefined
+}
+
+/**
+ * Runs `gatehouse check`; resolves to the exit code.
+ *
+ * @since 0.0.0
+ */
+export const main = async (argv: ReadonlyArray<string>): Promise<number> => {
+  const flags = parseFlags(argv)
+  if (flags === "help") {
+    console.log(usage)
+    return 0
+  }
+  if (flags instanceof UsageError) {
+    console.error(`gatehouse check: ${flags.message}\n\n${usage}`)
+    return 2
+  }
+  const cwd = NodePath.resolve(flags.cwd ?? process.cwd())
+  const loaded = await Effect.runPromiseExit(Config.load({ cwd, config: flags.config }))
+  if (Exit.isFailure(loaded)) {
+    const error = Exit.findErrorOption(loaded)
+    console.error(
+      `gatehouse check: ${error._tag === "Some" ? error.value.message : "cannot load the configuration"}`
+    )
+    return 2
+  }
+  const config = loaded.value
+  const shell = flags.shell ?? config.shell ?? process.env.SHELL ?? "bash"
+  const dialect = dialectOfShell(shell) ?? "bash"
+  const mode = flags.mode ?? config.mode
+
+  // A one-shot process: optimising the grammars' wasm with TurboFan costs seconds of CPU
+  // (and delays exit) for parses that take microseconds with the baseline compiler.
+  NodeV8.setFlagsFromString("--liftoff-only")
+  const scope = Effect.runSync(Scope.make())
+  try {
+    const built = await Effect.runPromiseExit(Layer.buildWithScope(ShellParser.layer, scope))
+    if (Exit.isFailure(built)) {
+      const error = Exit.findErrorOption(built)
+      console.error(
+        `gatehouse check: ${error._tag === "Some" ? error.value.message : "cannot load the shell parser"}`
+      )
+      return 2
+    }
+    const context = built.value
+    const judge = (command: string, commandCwd: string, commandDialect: ShellParser.Dialect) =>
+      ShellAnalysis.analyze(command, {
+        cwd: commandCwd,
+        projectRoot: config.directory,
+        dialect: commandDialect
+      }).pipe(
+        Effect.map((analysis) =>
+          ShellGate.judge(analysis, { ruleset: config.ruleset, sources: config.sources, mode })
+        )
+      )
+    const run = <A>(effect: Effect.Effect<A, never, ShellParser.Service>): A =>
+      Effect.runSync(Effect.provideContext(effect, context))
+    if (flags.jsonl) return await jsonl(judge, run, cwd, dialect)
+    const verdict = run(judge(flags.command.join(" "), cwd, dialect))
+    if (flags.json) console.log(JSON.stringify(toJson(verdict)))
+    else console.log(render(verdict, config, mode))
+    return 0
+  } finally {
+    await Effect.runPromise(Scope.close(scope, Exit.void))
+  }
+}
+
+type Judge = (
+  command: string,
+  cwd: string,
+  dialect: ShellParser.Dialect
+) => Effect.Effect<ShellGate.Verdict, never, ShellParser.Service>
+type Run = <A>(effect: Effect.Effect<A, never, ShellParser.Service>) => A
+
+// Lines are judged in batches, one Effect run per batch, and written in input order.
+const BATCH = 256
+
+const jsonl = async (judge: Judge, run: Run, cwd: string, dialect: ShellParser.Dialect): Promise<number> => {
+  const lines = NodeReadline.createInterface({ input: process.stdin, crlfDelay: Number.POSITIVE_INFINITY })
+  let malformed = 0
+  let number = 0
+  let batch: Array<{ readonly line: number; readonly input: ReturnType<typeof parseLine> }> = []
+  const judgeBatch = async () => {
+    if (batch.length === 0) return
+    const items = batch
+    batch = []
+    const out = run(
+      Effect.forEach(items, ({ line, input }) => {
+        if (typeof input === "string") return Effect.succeed(JSON.stringify({ line, error: input }))
+        const verdict = judge(
+          input.command,
+          input.cwd === undefined ? cwd : NodePath.resolve(cwd, input.cwd),
+          input.shell === undefined ? dialect : (dialectOfShell(input.shell) ?? dialect)
+        )
+        return Effect.exit(verdict).pipe(
+          Effect.map((exit) => {
+            if (Exit.isSuccess(exit)) return JSON.stringify({ line, ...toJson(exit.value) })
+            malformed++
+            return JSON.stringify({ line, error: "cannot judge this command (internal error)" })
+          })
+        )
+      })
+    )
+    const chunk = `${out.join("\n")}\n`
+    if (!process.stdout.write(chunk)) await new Promise((resolve) => process.stdout.once("drain", resolve))
+  }
+  for await (const line of lines) {
+    number++
+    if (line.trim() === "") continue
+    const input = parseLine(line)
+    if (typeof input === "string") {
+      malformed++
+      process.stderr.write(`gatehouse check: line ${number}: ${input}\n`)
+    }
+    batch.push({ line: number, input })
+    if (batch.length >= BATCH) await judgeBatch()
+  }
+  await judgeBatch()
+  // Nothing more is read: release stdin so a pending read does not keep the process alive.
+  lines.close()
+  process.stdin.destroy()
+  return malformed === 0 ? 0 : 2
+}
+
+const parseLine = (line: string): { command: string; cwd?: string; shell?: string } | string => {
+  let value: unknown
+  try {
+    value = JSON.parse(line)
+  } catch {
+    return "not valid JSON"
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return "expected a JSON object"
+  const record = value as Record<string, unknown>
+  for (const key of Object.keys(record)) {
+    if (key !== "command" && key !== "cwd" && key !== "shell")
+      return `unknown key "${key}" (expected command, cwd, shell)`
+  }
+  if (typeof record.command !== "string") return `"command" must be a string`
+  if (record.cwd !== undefined && typeof record.cwd !== "string") return `"cwd" must be a string`
+  if (record.shell !== undefined) {
+    if (typeof record.shell !== "string" || dialectOfShell(record.shell) === undefined) {
+      return `"shell" must be bash or powershell (or a POSIX shell or pwsh)`
+    }
+  }
+  return {
+    command: record.command,
+    ...(record.cwd === undefined ? {} : { cwd: record.cwd as string }),
+    ...(record.shell === undefined ? {} : { shell: record.shell as string })
+  }
+}
+
+const allNotes = (analysis: ShellAnalysis.Analysis) => [
+  ...analysis.notes.map((n) => ({ kind: n.kind, message: n.message })),
+  ...analysis.commands.flatMap((c) =>
+    c.notes.map((n) => ({ kind: n.kind, message: n.message, command: c.text }))
+  )
+]
+
+/**
+ * The `--json` shape of a verdict.
+ *
+ * @since 0.0.0
+ */
+export const toJson = (verdict: ShellGate.Verdict) => ({
+  decision: verdict.decision,
+  requests: verdict.requests.map((r) => ({
+    permission: r.permission,
+    patterns: r.patterns,
+    always: r.always,
+    decision: r.decision,
+    needsPerson: r.needsPerson,
+    ...(r.escalated ? { escalated: true } : {}),
+    ...(r.approvedBy === undefined ? {} : { approvedBy: r.approvedBy }),
+    rules: r.rules.map((d) => ({
+      pattern: d.pattern,
+      action: d.action,
+      rule: { permission: d.rule.permission, pattern: d.rule.pattern, action: d.rule.action },
+      source: d.source
+    }))
+  })),
+  commands: verdict.analysis.commands.map((c) => ({
+    text: c.text,
+    argv: c.argv,
+    prefix: c.prefix,
+    ...(c.via === undefined ? {} : { via: c.via })
+  })),
+  notes: allNotes(verdict.analysis)
+})
+
+const render = (verdict: ShellGate.Verdict, config: Config.Info, mode: Permission.Mode): string => {
+  const { analysis } = verdict
+  const lines: Array<string> = []
+  lines.push(`verdict: ${verdict.decision}`)
+  lines.push(
+    `config: ${config.file ?? "defaults (no gatehouse.json)"} · mode ${mode} · ${analysis.dialect} · cwd ${analysis.cwd}`
+  )
+  lines.push("", "commands:")
+  if (analysis.commands.length === 0) lines.push("  (none)")
+  analysis.commands.forEach((c, i) => {
+    const how = c.via === undefined ? "" : `   [via ${c.via}]`
+    lines.push(`  ${i + 1}. ${c.text}${how}`)
+    if (c.prefix.length > 0 && !c.changesDirectory) lines.push(`     prefix: ${c.prefix.join(" ")}`)
+    for (const n of c.notes) lines.push(`     ${n.kind}: ${n.message}`)
+  })
+  lines.push("", "requests:")
+  if (verdict.requests.length === 0) lines.push("  (none)")
+  for (const r of verdict.requests) {
+    const auto = r.approvedBy === undefined ? "" : ` (approved by mode ${r.approvedBy})`
+    const escalated =
+      r.escalated && r.ruled === "allow" ? " (escalated: the analysis could not model it)" : ""
+    lines.push(
+      `  ${r.permission}: ${r.decision}${auto}${escalated}${r.needsPerson ? " · needs a person in auto mode" : ""}`
+    )
+    for (const d of r.rules) {
+      lines.push(`    ${d.action.padEnd(5)} ${d.pattern}`)
+      lines.push(
+        `          by ${d.rule.permission} ${JSON.stringify(d.rule.pattern)} ${d.rule.action} — ${d.source}`
+      )
+    }
+    if (r.always.length > 0) lines.push(`    always would remember: ${r.always.join(" · ")}`)
+  }
+  const notes = analysis.notes
+  if (notes.length > 0) {
+    lines.push("", "notes:")
+    for (const n of notes) lines.push(`  ${n.kind}: ${n.message}`)
+  }
+  return lines.join("\n")
+}

@@ -1,0 +1,255 @@
+// `gatehouse run`: one command through the whole pipeline — gate, asks, process, truncation —
+// printing the output exactly as the model would read it.
+import * as NodeOs from "node:os"
+import * as NodePath from "node:path"
+import { Bus, Identifier, Instance } from "@gatehouse/core"
+import { ApprovalStore, Permission } from "@gatehouse/permission"
+import { ShellContext, type ShellParser, ShellTool } from "@gatehouse/shell"
+import { Cause, Deferred, Effect, Exit, Layer, Stream } from "effect"
+import * as AskPrompt from "../AskPrompt.ts"
+import * as Config from "../Config.ts"
+
+const usage = `usage: gatehouse run [--config FILE] [--cwd DIR] [--timeout MS] [--mode ask|auto|yolo] [--no-input] [--] COMMAND
+
+Runs COMMAND as the agent's bash tool would: the gate judges it under the project's
+gatehouse.json, asks what needs asking, runs it in its own process group and prints the
+output as the model would read it (truncated, with the path of the full output).
+
+  --config FILE   the configuration (default: DIR/gatehouse.json if present)
+  --cwd DIR       the directory the command runs in (default: the current directory)
+  --timeout MS    stop the command after MS milliseconds (default ${ShellContext.DEFAULT_TIMEOUT})
+  --mode MODE     ask, auto or yolo (default: the config's mode, else ask)
+  --no-input      never prompt: a command that needs approval is refused
+
+When stdin is a terminal (and without --no-input) each ask is shown with its patterns and
+the rule that decided them; answer o (once), a (always, remembered for this project),
+r (reject), or type what to do instead.
+
+Exit status: the command's own when it ran; 126 when a rule denied it or it needed an
+approval nobody gave; 124 on timeout; 128+N when killed by signal N; 130 on Ctrl-C (the
+command and everything it started are stopped first); 2 for usage or config errors.`
+
+interface Flags {
+  config?: string
+  cwd?: string
+  timeout?: number
+  mode?: Permission.Mode
+  noInput: boolean
+  command: Array<string>
+}
+
+class UsageError {
+  readonly message: string
+  constructor(message: string) {
+    this.message = message
+  }
+}
+
+const parseFlags = (argv: ReadonlyArray<string>): Flags | "help" | UsageError => {
+  const flags: Flags = { noInput: false, command: [] }
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!
+    if (arg === "--") {
+      flags.command.push(...argv.slice(i + 1))
+      break
+    }
+    if (!arg.startsWith("-") || arg === "-") {
+      // The first word that is not a flag starts the command.
+      flags.command.push(...argv.slice(i))
+      break
+    }
+    if (arg === "--help" || arg === "-h") return "help"
+    if (arg === "--no-input") {
+      flags.noInput = true
+      continue
+    }
+    const eq = arg.indexOf("=")
+    const name = eq === -1 ? arg : arg.slice(0, eq)
+    if (!["--config", "--cwd", "--timeout", "--mode"].includes(name))
+      return new UsageError(`unknown option ${name}`)
+    let value: string
+    if (eq !== -1) value = arg.slice(eq + 1)
+    else {
+      const next = argv[i + 1]
+      if (next === undefined) return new UsageError(`${name} needs a value`)
+      value = next
+      i++
+    }
+    if (name === "--config") flags.config = value
+    else if (name === "--cwd") flags.cwd = value
+    else if (name === "--mode") {
+      if (value !== "ask" && value !== "auto" && value !== "yolo") {
+        return new UsageError(`--mode must be ask, auto or yolo, got "${value}"`)
+      }
+      flags.mode = value
+    } else {
+      const ms = Number(value)
+      if (!/^\d+$/.test(value) || !Number.isSafeInteger(ms) || ms <= 0) {
+        return new UsageError(`--timeout must be a positive whole number of milliseconds, got "${value}"`)
+      }
+      flags.timeout = ms
+    }
+  }
+  if (flags.command.length === 0 || flags.command.join(" ").trim() === "")
+    return new UsageError("no command given")
+  return flags
+}
+
+/** `$XDG_DATA_HOME/gatehouse`, else `~/.local/share/gatehouse` (as Truncate's directory). */
+const dataDirectory = (): string => {
+  const xdg = process.env.XDG_DATA_HOME ?? ""
+  return NodePath.join(
+    NodePath.isAbsolute(xdg) ? xdg : NodePath.join(NodeOs.homedir(), ".local", "share"),
+    "gatehouse"
+  )
+}
+
+const signalNumber = (signal: string): number =>
+  (NodeOs.constants.signals as Record<string, number | undefined>)[signal] ?? 0
+
+const exitCodeOf = (result: ShellTool.Result): number => {
+  if (result.interrupted) return 130
+  if (result.timedOut) return 124
+  if (result.signal !== undefined) return 128 + signalNumber(result.signal)
+  return result.exitCode ?? 1
+}
+
+const print = (stream: NodeJS.WriteStream, text: string): Promise<void> =>
+  new Promise((resolve) => stream.write(text.endsWith("\n") ? text : `${text}\n`, () => resolve()))
+
+// What to tell the user when the command was refused, and the exit code.
+const refusal = (
+  error: ShellTool.Error | ShellParser.LoadError
+): { readonly message: string; readonly code: number } => {
+  switch (error._tag) {
+    case "PermissionDeniedError": {
+      const allow = JSON.stringify({ [error.permission]: { [error.pattern]: "allow" } })
+      return {
+        message: `${error.message}\nTo allow it, add after that rule in the "permission" block of gatehouse.json: ${allow}`,
+        code: 126
+      }
+    }
+    case "PermissionRejectedError":
+    case "PermissionCorrectedError":
+      return { message: error.message, code: 126 }
+    default:
+      return { message: error.message, code: 2 }
+  }
+}
+
+/**
+ * Runs `gatehouse run`; resolves to the exit code.
+ *
+ * @since 0.0.0
+ */
+export const main = async (argv: ReadonlyArray<string>): Promise<number> => {
+  const flags = parseFlags(argv)
+  if (flags === "help") {
+    console.log(usage)
+    return 0
+  }
+  if (flags instanceof UsageError) {
+    console.error(`gatehouse run: ${flags.message}\n\n${usage}`)
+    return 2
+  }
+  const cwd = NodePath.resolve(flags.cwd ?? process.cwd())
+  const loaded = await Effect.runPromiseExit(Config.load({ cwd, config: flags.config }))
+  if (Exit.isFailure(loaded)) {
+    const error = Exit.findErrorOption(loaded)
+    console.error(
+      `gatehouse run: ${error._tag === "Some" ? error.value.message : "cannot load the configuration"}`
+    )
+    return 2
+  }
+  const config = loaded.value
+  const mode = flags.mode ?? config.mode
+  const interactive = process.stdin.isTTY === true && !flags.noInput
+  const sessionID = Identifier.ascending("ses")
+  const retention = config.toolOutput.retentionDays
+  const truncate = {
+    ...(config.toolOutput.maxLines === undefined ? {} : { maxLines: config.toolOutput.maxLines }),
+    ...(config.toolOutput.maxBytes === undefined ? {} : { maxBytes: config.toolOutput.maxBytes }),
+    ...(retention === undefined ? {} : { retention: retention * 24 * 60 * 60 * 1000 })
+  }
+
+  const PermissionLive = Permission.layerWith({ mode, interactive }).pipe(
+    Layer.provideMerge(
+      Layer.mergeAll(Bus.layer, ApprovalStore.layerFile(NodePath.join(dataDirectory(), "approvals")))
+    ),
+    Layer.provideMerge(Instance.layer)
+  )
+  const Live = ShellTool.layerWith({ truncate }).pipe(Layer.provideMerge(PermissionLive))
+
+  // Ctrl-C (and SIGTERM) stop the command: the tool kills its process group, then we exit.
+  const stop = Deferred.makeUnsafe<NodeJS.Signals>()
+  const onSignal = (signal: NodeJS.Signals) => Deferred.doneUnsafe(stop, Exit.succeed(signal))
+  process.on("SIGINT", onSignal)
+  process.on("SIGTERM", onSignal)
+
+  const program = Effect.gen(function* () {
+    const permission = yield* Permission.Service
+    if (interactive) {
+      const bus = yield* Bus.Service
+      const asks = yield* bus.subscribe(Permission.Event.Asked)
+      yield* Effect.forkScoped(
+        Stream.runForEach(asks, (event) =>
+          AskPrompt.ask(event.properties, { input: process.stdin, output: process.stderr }).pipe(
+            Effect.flatMap((answer) =>
+              permission.reply({
+                requestID: event.properties.id,
+                reply: answer.reply,
+                ...(answer.message === undefined ? {} : { message: answer.message })
+              })
+            ),
+            Effect.ignore
+          )
+        )
+      )
+    }
+    // A stop while an ask waits rejects it: the command never starts.
+    yield* Effect.forkScoped(Deferred.await(stop).pipe(Effect.andThen(permission.rejectSession(sessionID))))
+    return yield* ShellTool.run({
+      command: flags.command.join(" "),
+      ...(flags.timeout === undefined ? {} : { timeout: flags.timeout })
+    }).pipe(
+      Effect.provideService(ShellContext.Service, {
+        sessionID,
+        ruleset: config.ruleset,
+        sources: config.sources,
+        projectRoot: config.directory,
+        directory: cwd,
+        mode,
+        shell: config.shell,
+        // A person at the command line may ask for more than the model's ceiling.
+        maxTimeout: Math.max(flags.timeout ?? 0, ShellContext.DEFAULT_MAX_TIMEOUT),
+        abort: Effect.asVoid(Deferred.await(stop))
+      })
+    )
+  }).pipe(Effect.scoped, Instance.provide(config.directory), Effect.provide(Live))
+
+  try {
+    const exit = await Effect.runPromiseExit(program)
+    const stopped = Deferred.isDoneUnsafe(stop)
+    if (Exit.isSuccess(exit)) {
+      await print(process.stdout, exit.value.output)
+      return exitCodeOf(exit.value)
+    }
+    if (stopped) {
+      process.stderr.write("gatehouse run: stopped before the command ran\n")
+      return 130
+    }
+    const error = Exit.findErrorOption(exit)
+    if (error._tag === "Some") {
+      const { message, code } = refusal(error.value)
+      process.stderr.write(`gatehouse run: ${message}\n`)
+      return code
+    }
+    process.stderr.write(`gatehouse run: internal error\n${Cause.pretty(exit.cause)}\n`)
+    return 1
+  } finally {
+    process.off("SIGINT", onSignal)
+    process.off("SIGTERM", onSignal)
+    // A prompt still reading (the run ended while it waited) must not keep the process alive.
+    if (interactive) process.stdin.destroy()
+  }
+}

@@ -1,0 +1,267 @@
+// `gatehouse run` end to end: the real binary, real processes, real files; piped, and in a
+// pseudo-terminal (util-linux `script`) answering the prompt and pressing Ctrl-C.
+import { spawn } from "node:child_process"
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync
+} from "node:fs"
+import { tmpdir } from "node:os"
+import * as NodePath from "node:path"
+import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+
+const bin = NodePath.resolve(import.meta.dirname, "../src/bin.ts")
+const root = realpathSync(mkdtempSync(NodePath.join(tmpdir(), "gatehouse-run-")))
+const data = NodePath.join(root, "data")
+
+interface Ran {
+  readonly code: number | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+const project = (name: string, config?: unknown): string => {
+  const dir = NodePath.join(root, name)
+  mkdirSync(dir, { recursive: true })
+  if (config !== undefined) writeFileSync(NodePath.join(dir, "gatehouse.json"), JSON.stringify(config))
+  return dir
+}
+
+const env = { ...process.env, XDG_DATA_HOME: data, NO_COLOR: "1" }
+
+/** `gatehouse run ARGS` with stdin a pipe (not a terminal). */
+const piped = (cwd: string, args: ReadonlyArray<string>) =>
+  Effect.promise(
+    () =>
+      new Promise<Ran>((resolve, reject) => {
+        const child = spawn(process.execPath, [bin, "run", ...args], {
+          cwd,
+          env,
+          stdio: ["pipe", "pipe", "pipe"]
+        })
+        let stdout = ""
+        let stderr = ""
+        child.stdout.on("data", (chunk) => (stdout += chunk))
+        child.stderr.on("data", (chunk) => (stderr += chunk))
+        child.on("error", reject)
+        child.on("close", (code) => resolve({ code, stdout, stderr }))
+        child.stdin.end()
+      })
+  )
+
+const quote = (word: string) => `'${word.replaceAll("'", `'\\''`)}'`
+
+type Step = readonly [when: RegExp | ((screen: string) => boolean), type: string]
+
+/**
+ * `gatehouse run ARGS` in a pseudo-terminal. Each step types its text once its condition
+ * holds (a pattern on the screen so far, or a predicate polled every 50 ms), in order.
+ */
+const inTerminal = (cwd: string, args: ReadonlyArray<string>, steps: ReadonlyArray<Step>) =>
+  Effect.promise(
+    () =>
+      new Promise<{ readonly code: number | null; readonly screen: string }>((resolve, reject) => {
+        const line = [process.execPath, bin, "run", ...args].map(quote).join(" ")
+        const child = spawn("script", ["-qec", line, "/dev/null"], {
+          cwd,
+          env,
+          stdio: ["pipe", "pipe", "inherit"]
+        })
+        let screen = ""
+        let step = 0
+        const advance = () => {
+          const next = steps[step]
+          if (next === undefined) return
+          if (typeof next[0] === "function" ? next[0](screen) : next[0].test(screen)) {
+            step++
+            child.stdin.write(next[1])
+          }
+        }
+        const poll = setInterval(advance, 50)
+        child.stdout.on("data", (chunk) => {
+          screen += chunk
+          advance()
+        })
+        child.on("error", reject)
+        child.on("close", (code) => {
+          clearInterval(poll)
+          child.stdin.destroy()
+          resolve({ code, screen })
+        })
+      })
+  )
+
+const running = (pid: number): boolean => {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "latin1")
+    return !"ZX".includes(stat.slice(stat.lastIndexOf(")") + 2)[0]!)
+  } catch {
+    return false
+  }
+}
+
+// Each run starts a Node process that loads the whole pipeline: slow on a loaded machine.
+const SLOW = 120_000
+
+const PROMPT = /\[o\].*nce.*\[a\].*lways.*\[r\].*eject.*> $/s
+
+describe("gatehouse run, piped", () => {
+  it.live(
+    "prints the output as the model reads it and exits with the command's code",
+    () =>
+      Effect.gen(function* () {
+        const dir = project("plain")
+        const ran = yield* piped(dir, ["--", "echo out; echo err >&2; exit 7"])
+        assert.strictEqual(ran.code, 7)
+        assert.strictEqual(ran.stdout, "out\nerr\n\n<command_status>\nExit code: 7\n</command_status>\n")
+        const words = yield* piped(dir, ["echo", "a", "b"])
+        assert.strictEqual(words.code, 0)
+        assert.strictEqual(words.stdout, "a b\n")
+      }),
+    SLOW
+  )
+
+  it.live(
+    "exits 124 on timeout and 128+N when the command dies by signal N",
+    () =>
+      Effect.gen(function* () {
+        const dir = project("codes")
+        const timedOut = yield* piped(dir, ["--timeout", "300", "--", "echo started; sleep 20"])
+        assert.strictEqual(timedOut.code, 124)
+        assert.isTrue(timedOut.stdout.startsWith("started\n"))
+        assert.include(timedOut.stdout, "timed out after 300 ms")
+        const killed = yield* piped(dir, ["--", "kill -TERM $$"])
+        assert.strictEqual(killed.code, 143)
+      }),
+    SLOW
+  )
+
+  it.live(
+    "exits 126 when a rule denies the command, naming the rule; nothing runs",
+    () =>
+      Effect.gen(function* () {
+        const dir = project("deny", { permission: { bash: { "touch *": "deny" } } })
+        const ran = yield* piped(dir, ["touch", "marker"])
+        assert.strictEqual(ran.code, 126)
+        assert.strictEqual(ran.stdout, "")
+        assert.include(ran.stderr, 'bash "touch *" deny')
+        assert.include(ran.stderr, '{"bash":{"touch marker":"allow"}}')
+        assert.isFalse(existsSync(NodePath.join(dir, "marker")))
+      }),
+    SLOW
+  )
+
+  it.live(
+    "fails closed without a terminal: 126, and stderr says which rule to add",
+    () =>
+      Effect.gen(function* () {
+        const dir = project("headless", { permission: { bash: { "touch *": "ask" } } })
+        const ran = yield* piped(dir, ["touch", "marker"])
+        assert.strictEqual(ran.code, 126)
+        assert.include(ran.stderr, 'bash "touch marker" needs approval')
+        assert.include(ran.stderr, '{"bash":{"touch *":"allow"}}')
+        assert.isFalse(existsSync(NodePath.join(dir, "marker")))
+      }),
+    SLOW
+  )
+
+  it.live(
+    "exits 2 for usage and configuration errors",
+    () =>
+      Effect.gen(function* () {
+        const dir = project("usage")
+        assert.strictEqual((yield* piped(dir, [])).code, 2)
+        assert.strictEqual((yield* piped(dir, ["--mode", "maybe", "ls"])).code, 2)
+        assert.strictEqual((yield* piped(dir, ["--timeout", "soon", "ls"])).code, 2)
+        const broken = project("broken", { permission: { bash: { "*": "perhaps" } } })
+        const ran = yield* piped(broken, ["ls"])
+        assert.strictEqual(ran.code, 2)
+        assert.include(ran.stderr, 'permission.bash["*"]')
+      }),
+    SLOW
+  )
+})
+
+describe("gatehouse run, in a terminal", () => {
+  it.live(
+    "shows the ask with its trace and runs the command once approved",
+    () =>
+      Effect.gen(function* () {
+        const dir = project("tty-once", { permission: { bash: { "touch *": "ask" } } })
+        const { code, screen } = yield* inTerminal(dir, ["touch", "marker"], [[PROMPT, "o\r"]])
+        assert.strictEqual(code, 0)
+        assert.include(screen, "Permission required: bash")
+        assert.include(screen, "touch marker")
+        assert.include(screen, 'gatehouse.json permission.bash[\\"touch *\\"]')
+        assert.isTrue(existsSync(NodePath.join(dir, "marker")))
+      }),
+    SLOW
+  )
+
+  it.live(
+    "a rejection at the prompt exits 126 and never runs the command",
+    () =>
+      Effect.gen(function* () {
+        const dir = project("tty-reject", { permission: { bash: { "touch *": "ask" } } })
+        const { code } = yield* inTerminal(dir, ["touch", "marker"], [[PROMPT, "r\r"]])
+        assert.strictEqual(code, 126)
+        assert.isFalse(existsSync(NodePath.join(dir, "marker")))
+      }),
+    SLOW
+  )
+
+  it.live(
+    '"always" is remembered across runs for the project',
+    () =>
+      Effect.gen(function* () {
+        const dir = project("tty-always", { permission: { bash: { "touch *": "ask" } } })
+        const first = yield* inTerminal(dir, ["touch", "first"], [[PROMPT, "a\r"]])
+        assert.strictEqual(first.code, 0)
+        const second = yield* piped(dir, ["touch", "second"])
+        assert.strictEqual(second.code, 0, second.stderr)
+        assert.isTrue(existsSync(NodePath.join(dir, "second")))
+      }),
+    SLOW
+  )
+
+  it.live(
+    "--no-input never prompts, even in a terminal",
+    () =>
+      Effect.gen(function* () {
+        const dir = project("tty-no-input", { permission: { bash: { "touch *": "ask" } } })
+        const { code, screen } = yield* inTerminal(dir, ["--no-input", "touch", "marker"], [])
+        assert.strictEqual(code, 126)
+        assert.notInclude(screen, "[o]")
+        assert.isFalse(existsSync(NodePath.join(dir, "marker")))
+      }),
+    SLOW
+  )
+
+  it.live(
+    "Ctrl-C stops the command and everything it started, then exits 130",
+    () =>
+      Effect.gen(function* () {
+        const dir = project("tty-interrupt")
+        const started = NodePath.join(dir, "started")
+        const { code, screen } = yield* inTerminal(
+          dir,
+          ["--", "sleep 30 & echo bg=$!; echo started; touch started; sleep 30"],
+          [[() => existsSync(started), "\u0003"]]
+        )
+        assert.strictEqual(code, 130)
+        assert.include(screen, "started")
+        assert.include(screen, "The user interrupted the command")
+        const pid = Number(/bg=(\d+)/.exec(screen)?.[1])
+        assert.isAbove(pid, 0)
+        assert.isFalse(running(pid))
+      }),
+    SLOW
+  )
+})
+
+process.on("exit", () => rmSync(root, { recursive: true, force: true }))

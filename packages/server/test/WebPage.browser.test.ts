@@ -1,0 +1,172 @@
+// A real browser on the real page: headless Debian Chromium driven by playwright-core.
+import { mkdirSync, mkdtempSync } from "node:fs"
+import { tmpdir } from "node:os"
+import * as NodePath from "node:path"
+import { fileURLToPath } from "node:url"
+import { assert, layer } from "@effect/vitest"
+import { EventStream, Server } from "@gatehouse/server"
+import { Effect } from "effect"
+import { chromium } from "playwright-core"
+import { stack, tempProject } from "./harness.ts"
+
+const CHROMIUM = "/usr/bin/chromium"
+const ARTIFACTS = fileURLToPath(new URL("../../../test-artifacts/", import.meta.url))
+const directory = tempProject()
+
+const script = {
+  turns: [
+    {
+      parts: [
+        { type: "text" as const, text: "I will greet you from the shell." },
+        { type: "tool-call" as const, name: "bash", params: { command: "echo gatehouse-browser-check" } },
+        { type: "finish" as const, reason: "tool-calls" as const, usage: { input: 100, output: 20 } }
+      ]
+    },
+    {
+      parts: [
+        { type: "text" as const, text: "All done: the shell printed the greeting." },
+        { type: "finish" as const, reason: "stop" as const, usage: { input: 150, output: 12 } }
+      ]
+    }
+  ]
+}
+
+const browser = Effect.acquireRelease(
+  Effect.promise(() =>
+    chromium.launchPersistentContext(mkdtempSync(NodePath.join(tmpdir(), "gatehouse-chromium-")), {
+      executablePath: CHROMIUM,
+      headless: true,
+      viewport: { width: 1200, height: 800 },
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync"
+      ]
+    })
+  ),
+  (context) => Effect.promise(() => context.close())
+)
+
+layer(stack({ directory, script, events: { replayEvents: 5 } }), { excludeTestServices: true })(
+  "web page in Chromium",
+  (it) => {
+    it.effect(
+      "send a prompt, answer the ask with Allow once, see the tool output and the final text",
+      () =>
+        Effect.gen(function* () {
+          const server = yield* Server.Service
+          const context = yield* browser
+          const page = yield* Effect.promise(() => context.newPage())
+          const errors: Array<string> = []
+          page.on("pageerror", (error) => errors.push(error.message))
+          page.on("console", (message) => {
+            if (message.type() === "error") errors.push(message.text())
+          })
+
+          yield* Effect.promise(async () => {
+            await page.goto(server.pageUrl)
+            await page.getByRole("status").filter({ hasText: "live" }).waitFor()
+
+            // The prompt box, by keyboard: type and send with Ctrl+Enter.
+            const prompt = page.getByLabel("Prompt", { exact: true })
+            await prompt.fill("Say hello from the shell, please.")
+            await prompt.press("Control+Enter")
+
+            // The ask appears; answer it from the keyboard.
+            const ask = page.getByRole("article", { name: /Permission request: bash/ })
+            await ask.waitFor()
+            assert.include((await ask.textContent()) ?? "", "echo gatehouse-browser-check")
+            mkdirSync(ARTIFACTS, { recursive: true })
+            await page.screenshot({ path: NodePath.join(ARTIFACTS, "server-web-page-ask.png") })
+            const allow = ask.getByRole("button", { name: "Allow once" })
+            await allow.focus()
+            await page.keyboard.press("Enter")
+            await ask.waitFor({ state: "detached" })
+
+            // The tool part completes with its output, then the final text streams in.
+            const tool = page.locator('[data-tool-state="completed"]')
+            await tool.waitFor()
+            assert.include((await tool.textContent()) ?? "", "gatehouse-browser-check")
+            await page.getByText("All done: the shell printed the greeting.").waitFor()
+            assert.include((await page.locator("#sessions").textContent()) ?? "", "idle")
+
+            await page.screenshot({ path: NodePath.join(ARTIFACTS, "server-web-page.png"), fullPage: true })
+          })
+          assert.deepStrictEqual(errors, [])
+        }),
+      60_000
+    )
+
+    it.effect(
+      "reconnects with Last-Event-ID (replay), and refetches state on server.resync",
+      () =>
+        Effect.gen(function* () {
+          const server = yield* Server.Service
+          const context = yield* browser
+          const page = yield* Effect.promise(() => context.newPage())
+          const resumes: Array<string> = []
+          let refetches = 0
+          page.on("request", (request) => {
+            const id = request.headers()["last-event-id"]
+            if (request.url().endsWith("/event") && id !== undefined) resumes.push(id)
+            if (request.method() === "GET" && new URL(request.url()).pathname === "/session") refetches++
+          })
+          const create = (title: string) =>
+            fetch(`${server.url}/session`, {
+              method: "POST",
+              headers: { authorization: `Bearer ${server.token}`, "content-type": "application/json" },
+              body: JSON.stringify({ title })
+            })
+          const sessions = page.locator("#sessions")
+          const events = yield* EventStream.Service
+          // Drops the page's stream and keeps it from reconnecting until `resume`.
+          const disconnect = Effect.promise(() => page.route("**/event", (route) => route.abort())).pipe(
+            Effect.andThen(events.closeAll),
+            Effect.andThen(
+              Effect.promise(() => page.getByRole("status").filter({ hasText: "reconnecting" }).waitFor())
+            )
+          )
+          const resume = Effect.promise(() => page.unroute("**/event"))
+
+          yield* Effect.promise(async () => {
+            await page.goto(server.pageUrl)
+            await page.getByRole("status").filter({ hasText: "live" }).waitFor()
+            // An event seen live gives the page an id to resume from.
+            await create("seen live")
+            await sessions.getByText("seen live").waitFor()
+          })
+          const loaded = refetches
+
+          // One event while disconnected: the page resumes with Last-Event-ID and gets it
+          // replayed, without refetching anything.
+          yield* disconnect
+          yield* Effect.promise(() => create("made while offline"))
+          yield* resume
+          yield* Effect.promise(() => sessions.getByText("made while offline").waitFor())
+          assert.isAbove(resumes.length, 0)
+          assert.match(resumes.at(-1)!, /^\d+$/)
+          assert.strictEqual(refetches, loaded)
+
+          // More events than the server keeps (5) while disconnected: the page is told to
+          // resync and refetches every session.
+          yield* disconnect
+          const before = resumes.length
+          yield* Effect.promise(async () => {
+            for (let i = 1; i <= 8; i++) await create(`burst ${i}`)
+          })
+          yield* resume
+          yield* Effect.promise(async () => {
+            for (let i = 1; i <= 8; i++)
+              await sessions.getByRole("button", { name: new RegExp(`^burst ${i}\\b`) }).waitFor()
+          })
+          assert.isAbove(resumes.length, before)
+          assert.isAbove(refetches, loaded)
+        }),
+      60_000
+    )
+  }
+)

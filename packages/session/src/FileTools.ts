@@ -1,0 +1,370 @@
+/**
+ * The file tools: `read` (a text file with line numbers), `write` (a whole file) and
+ * `edit` (replace a string in a file), as `effect/ai` tools.
+ *
+ * Each asks before it acts: `external_directory` (pattern `<dir>/*`) for a path outside
+ * the project, then `read` (for `read`) or `edit` (for `write` and `edit`) with the
+ * project-relative path as pattern, so `"edit": { "src/*": "allow", ".git/*": "deny" }`
+ * and `"read": { "*.env": "ask" }` govern them. Paths are resolved through symlinks
+ * (also those on the way to a file that does not exist yet) before they are judged, and
+ * files are written at the resolved path, never through a symlink.
+ *
+ * `read` output beyond the Truncate limits is cut and the whole spilled to a file, like
+ * any tool output. `write` and `edit` work out a preview first (path, `create | modify`,
+ * the current text, the new text): the person asked sees it as a diff, and the tool
+ * declares it to `FileChanges.Service` (the session's checkpoint) before changing
+ * anything. A file that changed between the preview and the write is not overwritten.
+ *
+ * Failures come back to the model as results (`{ _tag, message }`), the same shape as
+ * the `bash` tool's. The call's session, ids, ruleset and project directory come from
+ * `ShellContext.Service`, which the session loop sets for every tool call.
+ *
+ * @since 0.0.0
+ */
+import * as NodeFs from "node:fs/promises"
+import * as NodePath from "node:path"
+import { Instance } from "@gatehouse/core"
+import { Permission } from "@gatehouse/permission"
+import { Truncate } from "@gatehouse/truncate"
+import { Effect, Schema } from "effect"
+import { Tool, Toolkit } from "effect/ai"
+import * as FileChanges from "./FileChanges.ts"
+import { unified } from "./internal/diff.ts"
+import {
+  bounded,
+  type Failure as FailureShape,
+  fileError,
+  gate,
+  type Location,
+  locate,
+  toFailure
+} from "./internal/fileAccess.ts"
+import { resolveReal } from "./internal/paths.ts"
+
+/**
+ * What `read` returns: the text the model reads, a title for UIs, and where the full
+ * output went when it was cut.
+ *
+ * @since 0.0.0
+ */
+export const ReadResult = Schema.Struct({
+  output: Schema.String,
+  title: Schema.String,
+  truncated: Schema.Boolean,
+  outputPath: Schema.optionalKey(Schema.String)
+})
+/** @since 0.0.0 */
+export type ReadResult = typeof ReadResult.Type
+
+/**
+ * What `write` and `edit` return: a sentence for the model, the path as title, what
+ * happened to the file and a diff for UIs.
+ *
+ * @since 0.0.0
+ */
+export const ChangeResult = Schema.Struct({
+  output: Schema.String,
+  title: Schema.String,
+  action: FileChanges.Action,
+  diff: Schema.String
+})
+/** @since 0.0.0 */
+export type ChangeResult = typeof ChangeResult.Type
+
+/**
+ * A failure as the model reads it: the error's tag and its message.
+ *
+ * @since 0.0.0
+ */
+export const Failure = Schema.Struct({ _tag: Schema.String, message: Schema.String })
+/** @since 0.0.0 */
+export type Failure = typeof Failure.Type
+
+/**
+ * The `read` tool.
+ *
+ * @since 0.0.0
+ */
+export const read = Tool.make("read", {
+  description:
+    "Reads a text file of the project and returns its lines, numbered. Use offset and limit to read a part of a long file. " +
+    "Output longer than the tool output limits is cut; the full text is saved to a file whose path is given.",
+  parameters: Schema.Struct({
+    filePath: Schema.String.annotate({
+      description: "The file to read, relative to the project or absolute"
+    }),
+    offset: Schema.optionalKey(
+      Schema.Int.annotate({ description: "The first line to read, from 1 (default 1)" })
+    ),
+    limit: Schema.optionalKey(Schema.Int.annotate({ description: "How many lines to read (default 2000)" }))
+  }),
+  success: ReadResult,
+  failure: Failure,
+  failureMode: "return",
+  dependencies: [Instance.Current]
+})
+
+/**
+ * The `write` tool.
+ *
+ * @since 0.0.0
+ */
+export const write = Tool.make("write", {
+  description:
+    "Writes a whole text file: creates it (and its directories) or replaces its content. " +
+    "To change part of an existing file, prefer edit.",
+  parameters: Schema.Struct({
+    filePath: Schema.String.annotate({
+      description: "The file to write, relative to the project or absolute"
+    }),
+    content: Schema.String.annotate({ description: "The file's complete new content" })
+  }),
+  success: ChangeResult,
+  failure: Failure,
+  failureMode: "return",
+  dependencies: [Instance.Current]
+})
+
+/**
+ * The `edit` tool.
+ *
+ * @since 0.0.0
+ */
+export const edit = Tool.make("edit", {
+  description:
+    "Replaces oldString with newString in a text file. oldString must occur exactly once unless replaceAll is true; " +
+    "copy it from the file exactly, whitespace included. An empty oldString creates a file that does not exist yet.",
+  parameters: Schema.Struct({
+    filePath: Schema.String.annotate({
+      description: "The file to edit, relative to the project or absolute"
+    }),
+    oldString: Schema.String.annotate({ description: "The exact text to replace" }),
+    newString: Schema.String.annotate({ description: "The text to put in its place" }),
+    replaceAll: Schema.optionalKey(
+      Schema.Boolean.annotate({ description: "Replace every occurrence (default false)" })
+    )
+  }),
+  success: ChangeResult,
+  failure: Failure,
+  failureMode: "return",
+  dependencies: [Instance.Current]
+})
+
+/**
+ * A toolkit holding `read`, `write` and `edit`.
+ *
+ * @since 0.0.0
+ */
+export const toolkit = Toolkit.make(read, write, edit)
+
+type Current =
+  | { readonly exists: false }
+  | { readonly exists: true; readonly text: string; readonly mode: number }
+
+/** The file's current text, refusing directories and binary files. */
+const current = (where: Location) =>
+  Effect.tryPromise({
+    try: async (): Promise<Current> => {
+      const stat = await NodeFs.stat(where.absolute).catch((cause: NodeJS.ErrnoException) => {
+        if (cause.code === "ENOENT") return undefined
+        throw cause
+      })
+      if (stat === undefined) return { exists: false }
+      if (stat.isDirectory()) throw new Error("it is a directory")
+      const bytes = await NodeFs.readFile(where.absolute)
+      if (bytes.includes(0))
+        throw new Error("it is a binary file; only text files can be changed with this tool")
+      return { exists: true, text: bytes.toString("utf8"), mode: stat.mode }
+    },
+    catch: (cause) => fileError(`cannot change ${where.pattern}: ${(cause as Error).message}`)
+  })
+
+const count = (text: string, search: string) => {
+  let n = 0
+  for (let at = text.indexOf(search); at !== -1; at = text.indexOf(search, at + search.length)) n++
+  return n
+}
+
+const lines = (text: string) => (text === "" ? 0 : text.split("\n").length - (text.endsWith("\n") ? 1 : 0))
+
+const O_NOFOLLOW = NodeFs.constants.O_NOFOLLOW ?? 0
+
+/**
+ * Writes the change at the path that was judged: re-resolved to make sure no symlink was
+ * put in its way, never following one at the last component, and only if the file is
+ * still what the preview saw.
+ */
+const apply = (where: Location, change: FileChanges.Change) =>
+  Effect.tryPromise({
+    try: async () => {
+      const now = await resolveReal(where.absolute)
+      if (now !== where.absolute)
+        throw new Error(`the path now leads to ${now} (a symlink was put in its way)`)
+      if (change.action === "create") {
+        await NodeFs.mkdir(NodePath.dirname(where.absolute), { recursive: true })
+        const handle = await NodeFs.open(
+          where.absolute,
+          NodeFs.constants.O_WRONLY | NodeFs.constants.O_CREAT | NodeFs.constants.O_EXCL | O_NOFOLLOW,
+          0o666
+        )
+        try {
+          await handle.writeFile(change.after ?? "")
+        } finally {
+          await handle.close()
+        }
+        return
+      }
+      const handle = await NodeFs.open(where.absolute, NodeFs.constants.O_RDWR | O_NOFOLLOW)
+      try {
+        const text = (await handle.readFile()).toString("utf8")
+        if (text !== change.before) throw new Error("it changed since it was read: read it again and retry")
+        await handle.truncate(0)
+        await handle.write(change.after ?? "", 0, "utf8")
+      } finally {
+        await handle.close()
+      }
+    },
+    catch: (cause) => {
+      const error = cause as NodeJS.ErrnoException
+      const reason =
+        error.code === "EEXIST"
+          ? "it was created by something else since it was read: read it and retry"
+          : error.code === "ELOOP"
+            ? "it is a symlink now"
+            : error.message
+      return fileError(`cannot write ${where.pattern}: ${reason}`)
+    }
+  })
+
+/**
+ * The handlers of {@link toolkit}. Needs `Permission.Service` and `Truncate.Service`;
+ * each call declares its changes to the `FileChanges.Service` it runs with.
+ *
+ * @since 0.0.0
+ */
+export const handlers = toolkit.toLayer(
+  Effect.gen(function* () {
+    const permission = yield* Permission.Service
+    const truncate = yield* Truncate.Service
+
+    /**
+     * The shared path of `write` and `edit`. `prepare` turns the current file into the
+     * new text (or a failure the model reads). It runs before the `edit` ask, so the
+     * person sees the diff, unless the rules do not let the model read the file: then the
+     * ask comes first, so a failed match cannot tell the model anything about the file.
+     */
+    const change = (
+      tool: "write" | "edit",
+      filePath: string,
+      prepare: (
+        where: Location,
+        file: Current
+      ) => Effect.Effect<{ readonly after: string; readonly note: string }, FailureShape>
+    ) =>
+      Effect.gen(function* () {
+        const where = yield* locate(filePath)
+        const directory = NodePath.dirname(where.absolute)
+        const peek =
+          where.inside && Permission.evaluate("read", where.pattern, where.context.ruleset).action === "allow"
+        if (!peek) yield* gate(permission, tool, "edit", where, directory)
+        const file = yield* current(where)
+        const { after, note } = yield* prepare(where, file)
+        const preview: FileChanges.Change = {
+          path: where.absolute,
+          relative: where.pattern,
+          action: file.exists ? "modify" : "create",
+          ...(file.exists ? { before: file.text } : {}),
+          after
+        }
+        const diff = unified(where.pattern, preview.before, after)
+        if (peek) yield* gate(permission, tool, "edit", where, directory, { action: preview.action, diff })
+        const recorder = yield* FileChanges.Service
+        yield* recorder.declare([preview])
+        yield* apply(where, preview)
+        const result: ChangeResult = {
+          output: `${preview.action === "create" ? "Created" : "Updated"} ${where.pattern}: ${note}.`,
+          title: where.pattern,
+          action: preview.action,
+          diff
+        }
+        return result
+      }).pipe(Effect.mapError(toFailure))
+
+    return toolkit.of({
+      read: ({ filePath, offset, limit }) =>
+        Effect.gen(function* () {
+          const where = yield* locate(filePath)
+          yield* gate(permission, "read", "read", where, NodePath.dirname(where.absolute))
+          const bytes = yield* Effect.tryPromise({
+            try: () => NodeFs.readFile(where.absolute),
+            catch: (cause) => fileError(`cannot read ${where.pattern}: ${(cause as Error).message}`)
+          })
+          if (bytes.includes(0)) return yield* Effect.fail(fileError(`${where.pattern} is a binary file`))
+          const all = bytes.toString("utf8").split(/\r?\n/)
+          if (all[all.length - 1] === "") all.pop()
+          const first = Math.max(1, offset ?? 1)
+          const take = Math.max(0, limit ?? Truncate.MAX_LINES)
+          const shown = all.slice(first - 1, first - 1 + take)
+          const width = String(first + shown.length).length
+          const body = shown.map((line, i) => `${String(first + i).padStart(width, " ")}| ${line}`).join("\n")
+          const rest = all.length - (first - 1 + shown.length)
+          const footer =
+            rest > 0 ? `\n(${rest} more lines: read again with offset ${first + shown.length})` : ""
+          return yield* bounded(truncate, `${body}${footer}`, where.pattern)
+        }).pipe(Effect.mapError(toFailure)),
+
+      write: ({ filePath, content }) =>
+        change("write", filePath, (_, file) =>
+          Effect.succeed({
+            after: content,
+            note:
+              file.exists && file.text === content
+                ? "the content was already the same"
+                : `${lines(content)} lines`
+          })
+        ),
+
+      edit: ({ filePath, oldString, newString, replaceAll }) =>
+        change("edit", filePath, (where, file) => {
+          if (!file.exists) {
+            if (oldString === "")
+              return Effect.succeed({ after: newString, note: `${lines(newString)} lines` })
+            return Effect.fail(
+              fileError(
+                `${where.pattern} does not exist: check the path, or create it with write (or edit with an empty oldString)`
+              )
+            )
+          }
+          if (oldString === "")
+            return Effect.fail(
+              fileError(
+                `oldString is empty but ${where.pattern} exists: give the exact text to replace, or use write to replace the whole file`
+              )
+            )
+          if (oldString === newString)
+            return Effect.fail(fileError("oldString and newString are the same: there is nothing to change"))
+          // A file with CRLF line ends still matches text the model wrote with LF.
+          const crlf = !file.text.includes(oldString) && file.text.includes("\r\n")
+          const search = crlf ? oldString.replaceAll("\n", "\r\n") : oldString
+          const replacement = crlf ? newString.replaceAll("\n", "\r\n") : newString
+          const found = count(file.text, search)
+          if (found === 0)
+            return Effect.fail(
+              fileError(
+                `oldString was not found in ${where.pattern}: read the file and copy the text exactly, whitespace and indentation included`
+              )
+            )
+          if (found > 1 && replaceAll !== true)
+            return Effect.fail(
+              fileError(
+                `oldString occurs ${found} times in ${where.pattern}, so it is not unique: add surrounding lines to pick one, or set replaceAll to replace all ${found}`
+              )
+            )
+          return Effect.succeed({
+            after: file.text.replaceAll(search, () => replacement),
+            note: `${replaceAll === true ? found : 1} replacement${replaceAll === true && found !== 1 ? "s" : ""}`
+          })
+        })
+    })
+  })
+)

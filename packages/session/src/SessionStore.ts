@@ -1,0 +1,390 @@
+/**
+ * Where sessions, messages and parts are kept.
+ *
+ * `layerMemory` keeps them in memory (tests, the demo); `layerFile(directory)` also writes
+ * every record to its own JSON file, atomically (a temporary file renamed over the old
+ * one), and loads them back when the layer starts, so sessions survive a restart. A
+ * record that cannot be read back (broken JSON, a shape that does not decode, a part
+ * whose message is gone) is reported in the log with its path and skipped: one bad file
+ * never stops the others from loading.
+ *
+ * The store is not on the streaming hot path: the processor publishes every text delta on
+ * the bus but writes a part only at its boundaries (and at most about once a second while
+ * it streams), so a long answer costs a handful of writes, not one per delta.
+ *
+ * Other modules keep records of their own beside a session ("sidecars", e.g. the
+ * {@link Checkpoint}s of its turns): JSON values under a kind and a name, written the same
+ * atomic way, read on demand rather than loaded at start, and removed with the session.
+ *
+ * Layout of `layerFile(directory)`:
+ * `session/<sessionID>.json`, `message/<sessionID>/<messageID>.json`,
+ * `part/<sessionID>/<messageID>/<partID>.json`, and the sidecars
+ * `session/<sessionID>/<kind>/<name>.json`.
+ *
+ * @since 0.0.0
+ */
+import { randomBytes } from "node:crypto"
+import * as NodeFs from "node:fs/promises"
+import * as NodePath from "node:path"
+import { Context, Effect, Layer, Schema, Semaphore } from "effect"
+import * as Message from "./Message.ts"
+import * as Session from "./Session.ts"
+
+/**
+ * A record could not be written (or removed) on disk.
+ *
+ * @since 0.0.0
+ */
+export class StoreError extends Schema.TaggedError<StoreError>()("SessionStoreError", {
+  path: Schema.String,
+  operation: Schema.String,
+  reason: Schema.String
+}) {
+  override get message(): string {
+    return `could not ${this.operation} ${this.path}: ${this.reason} (check that the session directory is writable and the disk is not full)`
+  }
+}
+
+/**
+ * Where a sidecar record is: its session, its kind (the module that keeps it) and its
+ * name. Kind and name are plain names (letters, digits, `.`, `_`, `-`).
+ *
+ * @since 0.0.0
+ */
+export interface SidecarRef {
+  readonly sessionID: string
+  readonly kind: string
+  readonly name: string
+}
+
+/**
+ * @since 0.0.0
+ */
+export interface Interface {
+  /** Creates or replaces a session. */
+  readonly putSession: (info: Session.Info) => Effect.Effect<void, StoreError>
+  readonly getSession: (sessionID: string) => Effect.Effect<Session.Info, Session.NotFoundError>
+  /** Every session, oldest first. */
+  readonly listSessions: () => Effect.Effect<ReadonlyArray<Session.Info>>
+  /** Removes a session with its messages and parts. */
+  readonly removeSession: (sessionID: string) => Effect.Effect<void, StoreError>
+  /** Creates or replaces a message. */
+  readonly putMessage: (info: Message.Info) => Effect.Effect<void, StoreError>
+  /** Removes a message with its parts. */
+  readonly removeMessage: (sessionID: string, messageID: string) => Effect.Effect<void, StoreError>
+  /** Creates or replaces a part (its message must exist). */
+  readonly putPart: (part: Message.Part) => Effect.Effect<void, StoreError>
+  readonly removePart: (ref: {
+    readonly sessionID: string
+    readonly messageID: string
+    readonly partID: string
+  }) => Effect.Effect<void, StoreError>
+  /** The session's messages with their parts, in order. */
+  readonly messages: (sessionID: string) => Effect.Effect<ReadonlyArray<Message.WithParts>>
+  /** One message with its parts, if it exists. */
+  readonly message: (sessionID: string, messageID: string) => Effect.Effect<Message.WithParts | undefined>
+  /** Creates or replaces a sidecar record (a JSON value) of a session. */
+  readonly putSidecar: (ref: SidecarRef, value: unknown) => Effect.Effect<void, StoreError>
+  /**
+   * A sidecar record: `undefined` when there is none, a `StoreError` (operation `read`)
+   * when it cannot be read back or is not JSON.
+   */
+  readonly getSidecar: (ref: SidecarRef) => Effect.Effect<unknown, StoreError>
+  /** The names of a session's sidecar records of `kind`, sorted. */
+  readonly listSidecars: (sessionID: string, kind: string) => Effect.Effect<ReadonlyArray<string>>
+  readonly removeSidecar: (ref: SidecarRef) => Effect.Effect<void, StoreError>
+}
+
+/**
+ * @since 0.0.0
+ */
+export class Service extends Context.Service<Service, Interface>()("@gatehouse/session/SessionStore") {}
+
+interface Entry {
+  info: Message.Info
+  readonly parts: Map<string, Message.Part>
+}
+
+interface Persist {
+  readonly write: (path: ReadonlyArray<string>, value: unknown) => Effect.Effect<void, StoreError>
+  readonly remove: (path: ReadonlyArray<string>, recursive: boolean) => Effect.Effect<void, StoreError>
+}
+
+/** Where sidecar records live: in memory, or in files read on demand. */
+interface Sidecars {
+  readonly put: (ref: SidecarRef, value: unknown) => Effect.Effect<void, StoreError>
+  readonly get: (ref: SidecarRef) => Effect.Effect<unknown, StoreError>
+  readonly list: (sessionID: string, kind: string) => Effect.Effect<ReadonlyArray<string>>
+  readonly remove: (ref: SidecarRef) => Effect.Effect<void, StoreError>
+  readonly removeAll: (sessionID: string) => Effect.Effect<void, StoreError>
+}
+
+const noPersist: Persist = { write: () => Effect.void, remove: () => Effect.void }
+
+const PLAIN_NAME = /^[A-Za-z0-9_-][A-Za-z0-9._-]*$/
+
+const checked = (ref: SidecarRef) =>
+  PLAIN_NAME.test(ref.kind) && PLAIN_NAME.test(ref.name) && PLAIN_NAME.test(ref.sessionID)
+    ? Effect.void
+    : Effect.die(
+        `invalid sidecar reference ${JSON.stringify(ref)}: kind, name and session id must be plain names`
+      )
+
+// Values are kept as JSON text, so what comes back is a copy, as it is from a file.
+const memorySidecars = (): Sidecars => {
+  const bySession = new Map<string, Map<string, string>>()
+  const key = (kind: string, name: string) => `${kind}/${name}`
+  return {
+    put: (ref, value) =>
+      Effect.andThen(
+        checked(ref),
+        Effect.sync(() => {
+          let records = bySession.get(ref.sessionID)
+          if (records === undefined) {
+            records = new Map()
+            bySession.set(ref.sessionID, records)
+          }
+          records.set(key(ref.kind, ref.name), JSON.stringify(value))
+        })
+      ),
+    get: (ref) =>
+      Effect.sync(() => {
+        const text = bySession.get(ref.sessionID)?.get(key(ref.kind, ref.name))
+        return text === undefined ? undefined : (JSON.parse(text) as unknown)
+      }),
+    list: (sessionID, kind) =>
+      Effect.sync(() =>
+        [...(bySession.get(sessionID)?.keys() ?? [])]
+          .filter((k) => k.startsWith(`${kind}/`))
+          .map((k) => k.slice(kind.length + 1))
+          .sort()
+      ),
+    remove: (ref) => Effect.sync(() => void bySession.get(ref.sessionID)?.delete(key(ref.kind, ref.name))),
+    removeAll: (sessionID) => Effect.sync(() => void bySession.delete(sessionID))
+  }
+}
+
+const byId = <A extends { readonly id: string }>(a: A, b: A) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+
+const makeStore = (
+  sessions: Map<string, Session.Info>,
+  messages: Map<string, Map<string, Entry>>,
+  persist: Persist,
+  sidecars: Sidecars
+): Interface => {
+  const snapshot = (entry: Entry): Message.WithParts => ({
+    info: entry.info,
+    parts: [...entry.parts.values()]
+  })
+  const entriesOf = (sessionID: string) => {
+    let entries = messages.get(sessionID)
+    if (entries === undefined) {
+      entries = new Map()
+      messages.set(sessionID, entries)
+    }
+    return entries
+  }
+  return {
+    putSession: (info) =>
+      Effect.suspend(() => {
+        sessions.set(info.id, info)
+        return persist.write(["session", `${info.id}.json`], info)
+      }),
+    getSession: (sessionID) =>
+      Effect.suspend(() => {
+        const info = sessions.get(sessionID)
+        return info === undefined
+          ? Effect.fail(new Session.NotFoundError({ sessionID }))
+          : Effect.succeed(info)
+      }),
+    listSessions: () => Effect.sync(() => [...sessions.values()].sort(byId)),
+    removeSession: (sessionID) =>
+      Effect.suspend(() => {
+        sessions.delete(sessionID)
+        messages.delete(sessionID)
+        return Effect.all(
+          [
+            persist.remove(["session", `${sessionID}.json`], false),
+            persist.remove(["message", sessionID], true),
+            persist.remove(["part", sessionID], true),
+            sidecars.removeAll(sessionID)
+          ],
+          { discard: true }
+        )
+      }),
+    putMessage: (info) =>
+      Effect.suspend(() => {
+        const entries = entriesOf(info.sessionID)
+        const entry = entries.get(info.id)
+        if (entry === undefined) entries.set(info.id, { info, parts: new Map() })
+        else entry.info = info
+        return persist.write(["message", info.sessionID, `${info.id}.json`], info)
+      }),
+    removeMessage: (sessionID, messageID) =>
+      Effect.suspend(() => {
+        messages.get(sessionID)?.delete(messageID)
+        return Effect.andThen(
+          persist.remove(["message", sessionID, `${messageID}.json`], false),
+          persist.remove(["part", sessionID, messageID], true)
+        )
+      }),
+    putPart: (part) =>
+      Effect.suspend(() => {
+        const entry = messages.get(part.sessionID)?.get(part.messageID)
+        if (entry === undefined)
+          return Effect.die(`part ${part.id} written before its message ${part.messageID}`)
+        entry.parts.set(part.id, part)
+        return persist.write(["part", part.sessionID, part.messageID, `${part.id}.json`], part)
+      }),
+    removePart: ({ sessionID, messageID, partID }) =>
+      Effect.suspend(() => {
+        messages.get(sessionID)?.get(messageID)?.parts.delete(partID)
+        return persist.remove(["part", sessionID, messageID, `${partID}.json`], false)
+      }),
+    messages: (sessionID) => Effect.sync(() => [...(messages.get(sessionID)?.values() ?? [])].map(snapshot)),
+    message: (sessionID, messageID) =>
+      Effect.sync(() => {
+        const entry = messages.get(sessionID)?.get(messageID)
+        return entry === undefined ? undefined : snapshot(entry)
+      }),
+    putSidecar: (ref, value) => Effect.andThen(checked(ref), sidecars.put(ref, value)),
+    getSidecar: (ref) => Effect.andThen(checked(ref), sidecars.get(ref)),
+    listSidecars: (sessionID, kind) =>
+      Effect.andThen(checked({ sessionID, kind, name: "index" }), sidecars.list(sessionID, kind)),
+    removeSidecar: (ref) => Effect.andThen(checked(ref), sidecars.remove(ref))
+  }
+}
+
+/**
+ * A store in memory: nothing survives the layer.
+ *
+ * @since 0.0.0
+ */
+export const layerMemory: Layer.Layer<Service> = Layer.sync(Service, () =>
+  Service.of(makeStore(new Map(), new Map(), noPersist, memorySidecars()))
+)
+
+const errorText = (cause: unknown) => (cause instanceof Error ? cause.message : String(cause))
+
+const readDir = (path: string) =>
+  Effect.promise(() => NodeFs.readdir(path, { withFileTypes: true }).catch(() => [] as Array<never>))
+
+const loadRecord = <S extends Schema.Top & { readonly DecodingServices: never }>(schema: S, path: string) =>
+  Effect.gen(function* () {
+    const text = yield* Effect.tryPromise({ try: () => NodeFs.readFile(path, "utf8"), catch: errorText })
+    const json = yield* Effect.try({ try: () => JSON.parse(text) as unknown, catch: errorText })
+    return yield* Schema.decodeUnknownEffect(schema)(json).pipe(Effect.mapError((error) => error.message))
+  }).pipe(
+    Effect.map((value): S["Type"] | undefined => value),
+    Effect.catch((reason) =>
+      Effect.logWarning(`session store: skipped unreadable record ${path}: ${reason}`).pipe(
+        Effect.annotateLogs({ path }),
+        Effect.as(undefined)
+      )
+    )
+  )
+
+const jsonFiles = (entries: ReadonlyArray<{ readonly name: string; isFile(): boolean }>) =>
+  entries.filter((entry) => entry.isFile() && entry.name.endsWith(".json")).map((entry) => entry.name)
+
+const load = Effect.fnUntraced(function* (root: string) {
+  const sessions = new Map<string, Session.Info>()
+  const messages = new Map<string, Map<string, Entry>>()
+  for (const name of jsonFiles(yield* readDir(NodePath.join(root, "session")))) {
+    const info = yield* loadRecord(Session.Info, NodePath.join(root, "session", name))
+    if (info !== undefined) sessions.set(info.id, info)
+  }
+  for (const sessionID of [...sessions.keys()].sort()) {
+    const dir = NodePath.join(root, "message", sessionID)
+    const loaded: Array<Message.Info> = []
+    for (const name of jsonFiles(yield* readDir(dir))) {
+      const info = yield* loadRecord(Message.Info, NodePath.join(dir, name))
+      if (info !== undefined) loaded.push(info)
+    }
+    const entries = new Map<string, Entry>()
+    for (const info of loaded.sort(byId)) {
+      const partDir = NodePath.join(root, "part", sessionID, info.id)
+      const parts: Array<Message.Part> = []
+      for (const name of jsonFiles(yield* readDir(partDir))) {
+        const part = yield* loadRecord(Message.Part, NodePath.join(partDir, name))
+        if (part !== undefined) parts.push(part)
+      }
+      entries.set(info.id, { info, parts: new Map(parts.sort(byId).map((part) => [part.id, part])) })
+    }
+    messages.set(sessionID, entries)
+  }
+  return { sessions, messages }
+})
+
+/**
+ * A store that keeps every record in a JSON file under `directory` and loads them back
+ * when the layer starts. Writes are atomic and applied in the order they were made.
+ *
+ * @since 0.0.0
+ */
+export const layerFile = (directory: string): Layer.Layer<Service> =>
+  Layer.effect(
+    Service,
+    Effect.gen(function* () {
+      const root = NodePath.resolve(directory)
+      const { sessions, messages } = yield* load(root)
+      // One writer at a time: a later write of a record must never be overtaken by an older one.
+      const lock = yield* Semaphore.make(1)
+      const persist: Persist = {
+        write: (segments, value) => {
+          const path = NodePath.join(root, ...segments)
+          return lock.withPermits(1)(
+            Effect.tryPromise({
+              try: async () => {
+                await NodeFs.mkdir(NodePath.dirname(path), { recursive: true })
+                const temporary = `${path}.${randomBytes(6).toString("hex")}.tmp`
+                try {
+                  await NodeFs.writeFile(temporary, JSON.stringify(value))
+                  await NodeFs.rename(temporary, path)
+                } catch (cause) {
+                  await NodeFs.rm(temporary, { force: true })
+                  throw cause
+                }
+              },
+              catch: (cause) => new StoreError({ path, operation: "write", reason: errorText(cause) })
+            })
+          )
+        },
+        remove: (segments, recursive) => {
+          const path = NodePath.join(root, ...segments)
+          return lock.withPermits(1)(
+            Effect.tryPromise({
+              try: () => NodeFs.rm(path, { recursive, force: true }),
+              catch: (cause) => new StoreError({ path, operation: "remove", reason: errorText(cause) })
+            })
+          )
+        }
+      }
+      const sidecarPath = (ref: SidecarRef) => ["session", ref.sessionID, ref.kind, `${ref.name}.json`]
+      const sidecars: Sidecars = {
+        put: (ref, value) => persist.write(sidecarPath(ref), value),
+        get: (ref) => {
+          const path = NodePath.join(root, ...sidecarPath(ref))
+          return Effect.tryPromise({
+            try: async () => {
+              const text = await NodeFs.readFile(path, "utf8").catch((cause: NodeJS.ErrnoException) => {
+                if (cause.code === "ENOENT") return undefined
+                throw cause
+              })
+              return text === undefined ? undefined : (JSON.parse(text) as unknown)
+            },
+            catch: (cause) => new StoreError({ path, operation: "read", reason: errorText(cause) })
+          })
+        },
+        list: (sessionID, kind) =>
+          Effect.map(readDir(NodePath.join(root, "session", sessionID, kind)), (entries) =>
+            jsonFiles(entries)
+              .map((name) => name.slice(0, -".json".length))
+              .sort()
+          ),
+        remove: (ref) => persist.remove(sidecarPath(ref), false),
+        removeAll: (sessionID) => persist.remove(["session", sessionID], true)
+      }
+      return Service.of(makeStore(sessions, messages, persist, sidecars))
+    })
+  )

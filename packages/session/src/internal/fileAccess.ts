@@ -1,0 +1,132 @@
+// What the file tools share: where a path is (through symlinks), the asks before touching
+// it, and the shape failures and bounded outputs take for the model.
+import * as NodePath from "node:path"
+import { Instance } from "@gatehouse/core"
+import type { Permission } from "@gatehouse/permission"
+import { ShellContext } from "@gatehouse/shell"
+import type { Truncate } from "@gatehouse/truncate"
+import { Effect, Option } from "effect"
+import { resolveReal, within } from "./paths.ts"
+
+/** A failure as the model reads it. */
+export interface Failure {
+  readonly _tag: string
+  readonly message: string
+}
+
+/** A path as the tools judge it. */
+export interface Location {
+  readonly context: ShellContext.Shape
+  /** The project root, through symlinks. */
+  readonly root: string
+  /** The path, absolute and through symlinks. */
+  readonly absolute: string
+  readonly inside: boolean
+  /** The project-relative path (`/`-separated) inside the project, else the absolute path. */
+  readonly pattern: string
+}
+
+export const fileError = (message: string): Failure => ({ _tag: "FileError", message })
+
+export const toFailure = (error: { readonly _tag: string; readonly message: string }): Failure => ({
+  _tag: error._tag,
+  message: error.message
+})
+
+const real = (path: string) =>
+  Effect.tryPromise({
+    try: () => resolveReal(path),
+    catch: (cause) => fileError(`cannot resolve ${path}: ${(cause as Error).message}`)
+  })
+
+/** The project root of the current call: the context's, else the instance's, else the cwd. */
+export const projectRoot = Effect.gen(function* () {
+  const context = yield* ShellContext.Service
+  const instance = yield* Effect.serviceOption(Instance.Current)
+  return (
+    context.projectRoot ?? Option.getOrUndefined(Option.map(instance, (i) => i.directory)) ?? process.cwd()
+  )
+})
+
+/** Where `input` (relative to the call's directory, or absolute) is, for judging. */
+export const locate = Effect.fnUntraced(function* (input: string) {
+  const context = yield* ShellContext.Service
+  const root = yield* real(yield* projectRoot)
+  const absolute = yield* real(NodePath.resolve(context.directory ?? root, input))
+  const relative = within(root, absolute)
+  const location: Location = {
+    context,
+    root,
+    absolute,
+    inside: relative !== undefined,
+    pattern: relative ?? absolute
+  }
+  return location
+})
+
+/** One permission ask on behalf of `tool`, carrying the call's ids for UIs. */
+export const ask = (
+  service: Permission.Interface,
+  context: ShellContext.Shape,
+  tool: string,
+  permission: string,
+  pattern: string,
+  metadata: Record<string, unknown>
+) =>
+  service.ask({
+    sessionID: context.sessionID,
+    permission,
+    patterns: [pattern],
+    always: [pattern],
+    metadata,
+    ruleset: context.ruleset,
+    ...(context.callID === undefined
+      ? {}
+      : {
+          tool: {
+            callID: context.callID,
+            name: tool,
+            ...(context.messageID === undefined ? {} : { messageID: context.messageID })
+          }
+        })
+  })
+
+/**
+ * The asks before `tool` touches `where`: `external_directory` (`<dir>/*`) when it is
+ * outside the project, then `permission` with the project-relative path.
+ */
+export const gate = Effect.fnUntraced(function* (
+  service: Permission.Interface,
+  tool: string,
+  permission: "read" | "edit",
+  where: Location,
+  directory: string,
+  metadata: Record<string, unknown> = {}
+) {
+  if (!where.inside)
+    yield* ask(service, where.context, tool, "external_directory", `${directory}/*`, {
+      path: where.absolute,
+      ...metadata
+    })
+  yield* ask(service, where.context, tool, permission, where.pattern, { path: where.absolute, ...metadata })
+})
+
+/** What a reading tool returns: the kept text, a title, and where the whole went when cut. */
+export interface Bounded {
+  readonly output: string
+  readonly title: string
+  readonly truncated: boolean
+  readonly outputPath?: string
+}
+
+/** `text` through Truncate: cut to the limits, the whole spilled to a file. */
+export const bounded = (truncate: Truncate.Interface, text: string, title: string) =>
+  Effect.map(
+    truncate.output(text),
+    (kept): Bounded => ({
+      output: kept.content,
+      title,
+      truncated: kept.truncated,
+      ...(kept.truncated && kept.outputPath !== undefined ? { outputPath: kept.outputPath } : {})
+    })
+  )

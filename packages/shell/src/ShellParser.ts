@@ -1,0 +1,181 @@
+/**
+ * Tree-sitter parsing of shell commands, in the dialect of the shell that will run them.
+ *
+ * The layer loads the web-tree-sitter runtime and the bash and PowerShell grammars once,
+ * from the installed `web-tree-sitter`, `tree-sitter-bash` and `tree-sitter-powershell`
+ * packages (resolved through the module system, so it works wherever they are installed).
+ * Every tree is acquired with `Effect.acquireRelease` and deleted when its scope closes:
+ * a tree left undeleted keeps its wasm memory for ever.
+ *
+ * @since 0.0.0
+ */
+import { readFile } from "node:fs/promises"
+import * as NodePath from "node:path"
+import { fileURLToPath } from "node:url"
+import { Context, Effect, Layer, Schema, type Scope } from "effect"
+import { Language, Parser, type Tree } from "web-tree-sitter"
+
+export type { Node, Tree } from "web-tree-sitter"
+
+/**
+ * The grammar a command is parsed with: `bash` for POSIX shells (bash, zsh, sh, dash, ksh)
+ * and `powershell` for pwsh/powershell.
+ *
+ * @since 0.0.0
+ */
+export const Dialect = Schema.Literals(["bash", "powershell"])
+
+/**
+ * @since 0.0.0
+ */
+export type Dialect = typeof Dialect.Type
+
+const POWERSHELL_NAMES = new Set(["pwsh", "powershell"])
+
+/**
+ * The dialect of a shell, from its name or path (`/bin/zsh` -> `bash`,
+ * `C:/tools/PWSH.EXE` -> `powershell`). Any shell that is not PowerShell is parsed with
+ * the bash grammar, as opencode does.
+ *
+ * @example
+ * ```ts
+ * import { ShellParser } from "@gatehouse/shell"
+ * ShellParser.dialectOf("/usr/bin/pwsh") // "powershell"
+ * ShellParser.dialectOf("/bin/dash") // "bash"
+ * ```
+ * @since 0.0.0
+ */
+export const dialectOf = (shell: string): Dialect => {
+  const base = shell.split(/[\\/]/).pop() ?? shell
+  const name = base.toLowerCase().replace(/\.exe$/, "")
+  return POWERSHELL_NAMES.has(name) ? "powershell" : "bash"
+}
+
+/**
+ * The runtime or a grammar could not be found or loaded when the layer was built.
+ *
+ * @since 0.0.0
+ */
+export class LoadError extends Schema.TaggedError<LoadError>()("ShellParser/LoadError", {
+  file: Schema.String,
+  message: Schema.String
+}) {}
+
+const loadError = (file: string, cause: unknown): LoadError =>
+  new LoadError({
+    file,
+    message: `cannot load the tree-sitter file ${file}: ${cause instanceof Error ? cause.message : String(cause)} (check that web-tree-sitter, tree-sitter-bash and tree-sitter-powershell are installed next to @gatehouse/shell)`
+  })
+
+/**
+ * @since 0.0.0
+ */
+export interface Interface {
+  /**
+   * Parses `text` with the grammar of `dialect`. The tree lives until the enclosing scope
+   * closes, which deletes it (whether the scope succeeds, fails or is interrupted).
+   */
+  readonly parse: (text: string, dialect: Dialect) => Effect.Effect<Tree, never, Scope.Scope>
+}
+
+/**
+ * @since 0.0.0
+ */
+export class Service extends Context.Service<Service, Interface>()("@gatehouse/shell/ShellParser") {}
+
+/**
+ * Where the runtime and grammar files live, resolved from the installed packages.
+ *
+ * @since 0.0.0
+ */
+export const files = (): {
+  readonly runtime: string
+  readonly bash: string
+  readonly powershell: string
+} => ({
+  runtime: resolveFile("web-tree-sitter/web-tree-sitter.wasm"),
+  bash: resolveFile("tree-sitter-bash/tree-sitter-bash.wasm"),
+  powershell: resolveFile("tree-sitter-powershell/tree-sitter-powershell.wasm")
+})
+
+const resolveFile = (specifier: string): string => {
+  try {
+    return fileURLToPath(import.meta.resolve(specifier))
+  } catch {
+    return specifier
+  }
+}
+
+const load = (file: string) =>
+  Effect.tryPromise({
+    try: () => readFile(file),
+    catch: (cause) => loadError(file, cause)
+  }).pipe(
+    Effect.flatMap((bytes) =>
+      Effect.tryPromise({
+        try: () => Language.load(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength)),
+        catch: (cause) => loadError(file, cause)
+      })
+    )
+  )
+
+/**
+ * Builds the service from explicit file locations (the live layer resolves them from the
+ * installed packages; tests use this to check a broken installation fails typed).
+ *
+ * @since 0.0.0
+ */
+export const layerFrom = (locations: {
+  readonly runtime: string
+  readonly bash: string
+  readonly powershell: string
+}): Layer.Layer<Service, LoadError> =>
+  Layer.effect(
+    Service,
+    Effect.gen(function* () {
+      yield* Effect.tryPromise({
+        try: () =>
+          Parser.init({
+            locateFile: (name: string) =>
+              name.endsWith(".wasm")
+                ? locations.runtime
+                : NodePath.join(NodePath.dirname(locations.runtime), name)
+          }),
+        catch: (cause) => loadError(locations.runtime, cause)
+      })
+      const [bashLanguage, powershellLanguage] = yield* Effect.all(
+        [load(locations.bash), load(locations.powershell)],
+        {
+          concurrency: 2
+        }
+      )
+      const makeParser = (language: Language) =>
+        Effect.acquireRelease(
+          Effect.sync(() => new Parser().setLanguage(language)),
+          (parser) => Effect.sync(() => parser.delete())
+        )
+      const parsers: Record<Dialect, Parser> = {
+        bash: yield* makeParser(bashLanguage),
+        powershell: yield* makeParser(powershellLanguage)
+      }
+      const parse = (text: string, dialect: Dialect): Effect.Effect<Tree, never, Scope.Scope> =>
+        Effect.acquireRelease(
+          Effect.sync(() => {
+            const tree = parsers[dialect].parse(text)
+            // web-tree-sitter returns null only when parsing was cancelled, which we never do.
+            if (tree === null) throw new Error(`tree-sitter returned no tree for a ${dialect} command`)
+            return tree
+          }),
+          (tree) => Effect.sync(() => tree.delete())
+        )
+      return Service.of({ parse })
+    })
+  )
+
+/**
+ * The live layer: loads the runtime and both grammars from the installed packages once.
+ * Fails with {@link LoadError} when a file is missing or is not a loadable grammar.
+ *
+ * @since 0.0.0
+ */
+export const layer: Layer.Layer<Service, LoadError> = Layer.unwrap(Effect.sync(() => layerFrom(files())))

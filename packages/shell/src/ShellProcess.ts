@@ -1,0 +1,537 @@
+/**
+ * How a command becomes a process: which shell runs it, and one run of `<shell> -c
+ * <command>` in its own process group, with stdout and stderr merged into one stream of
+ * bytes, a timeout, an optional abort, and a guarantee that nothing of the group is left
+ * running when the run returns.
+ *
+ * Built on `node:child_process` behind an Effect API rather than effect's
+ * `ChildProcessSpawner`, whose handle (effect 4.1.0) cannot do four things this module
+ * needs: it reports a death by signal only inside an error message; after a bounded drain
+ * it gives no way to close a pipe that an escaped process (`setsid`, a daemon) keeps open,
+ * so the open pipe keeps the Node process alive; it counts zombies as live group members,
+ * so where PID 1 does not reap orphans (containers) every cleanup waits its full bound;
+ * and its merged stream interleaves two pipes, so stdout and stderr lose their order.
+ *
+ * @since 0.0.0
+ */
+import { type ChildProcess, spawn } from "node:child_process"
+import { accessSync, constants, statSync } from "node:fs"
+import * as NodePath from "node:path"
+import type { Readable } from "node:stream"
+import { Clock, Deferred, Duration, Effect, Fiber, Schema } from "effect"
+import { groupAlive, signalGroup } from "./internal/processGroup.ts"
+
+// ---------------------------------------------------------------------------------------
+// Shell choice
+// ---------------------------------------------------------------------------------------
+
+/**
+ * Shells whose syntax the gate judges as bash (`-c` runs a command string).
+ *
+ * @since 0.0.0
+ */
+export const POSIX_SHELLS: ReadonlyArray<string> = ["bash", "zsh", "sh", "dash", "ksh"]
+
+/**
+ * Shells judged with the PowerShell grammar, run with `-NoLogo -NoProfile -NonInteractive
+ * -Command`.
+ *
+ * @since 0.0.0
+ */
+export const POWERSHELLS: ReadonlyArray<string> = ["pwsh", "powershell"]
+
+/**
+ * Interactive shells whose syntax the gate cannot judge; configuring one is an error.
+ *
+ * @since 0.0.0
+ */
+export const REFUSED_SHELLS: ReadonlyArray<string> = ["fish", "nu"]
+
+/**
+ * A resolved shell: `name` is the lower-cased base name (`bash`), `path` the executable,
+ * `dialect` the grammar the gate judges its commands with.
+ *
+ * @since 0.0.0
+ */
+export interface Shell {
+  readonly name: string
+  readonly path: string
+  readonly dialect: "bash" | "powershell"
+}
+
+/**
+ * The configured shell is one Gatehouse will not run commands with.
+ *
+ * @since 0.0.0
+ */
+export class UnsupportedShellError extends Schema.TaggedError<UnsupportedShellError>()(
+  "ShellUnsupportedError",
+  { shell: Schema.String }
+) {
+  override get message(): string {
+    const name = shellName(this.shell)
+    const why = REFUSED_SHELLS.includes(name)
+      ? `${name} is an interactive shell whose syntax the permission gate cannot judge`
+      : `${name} is not a shell the permission gate knows how to judge`
+    return `${why}. Set "shell" to one of ${[...POSIX_SHELLS, ...POWERSHELLS].join(", ")} (or remove it to use bash).`
+  }
+}
+
+/**
+ * The configured shell could not be found (not on PATH, or not an executable file).
+ *
+ * @since 0.0.0
+ */
+export class ShellNotFoundError extends Schema.TaggedError<ShellNotFoundError>()("ShellNotFoundError", {
+  shell: Schema.String
+}) {
+  override get message(): string {
+    return `The configured shell "${this.shell}" was not found or is not executable. Install it, give its full path, or remove "shell" to use bash.`
+  }
+}
+
+/**
+ * The lower-cased base name of a shell, without a Windows `.exe`.
+ *
+ * @since 0.0.0
+ */
+export const shellName = (shell: string): string =>
+  NodePath.basename(shell.replaceAll("\\", "/"))
+    .toLowerCase()
+    .replace(/\.exe$/, "")
+
+const isExecutableFile = (path: string): boolean => {
+  try {
+    accessSync(path, constants.X_OK)
+    return statSync(path).isFile()
+  } catch {
+    return false
+  }
+}
+
+const resolveExecutable = (shell: string, env: NodeJS.ProcessEnv): string | undefined => {
+  if (shell.includes("/")) return isExecutableFile(shell) ? NodePath.resolve(shell) : undefined
+  for (const dir of (env.PATH ?? "").split(NodePath.delimiter)) {
+    if (dir === "") continue
+    const candidate = NodePath.join(dir, shell)
+    if (isExecutableFile(candidate)) return candidate
+  }
+  return undefined
+}
+
+const dialectOf = (name: string): Shell["dialect"] => (POWERSHELLS.includes(name) ? "powershell" : "bash")
+
+/**
+ * Chooses the shell that runs commands: the configured `shell` (a name on PATH or a path;
+ * fish, nu and unknown shells fail with {@link UnsupportedShellError}, a missing one with
+ * {@link ShellNotFoundError}); else `$SHELL` when it is bash, zsh, sh, dash or ksh; else
+ * bash from PATH; else `/bin/sh`.
+ *
+ * @example
+ * ```ts
+ * import { ShellProcess } from "@gatehouse/shell"
+ * import { Effect } from "effect"
+ * const shell = Effect.runSync(ShellProcess.selectShell({ configured: "bash" }))
+ * shell.dialect // "bash"
+ * ```
+ * @since 0.0.0
+ */
+export const selectShell = (
+  options: { readonly configured?: string | undefined; readonly env?: NodeJS.ProcessEnv | undefined } = {}
+): Effect.Effect<Shell, UnsupportedShellError | ShellNotFoundError> =>
+  Effect.suspend((): Effect.Effect<Shell, UnsupportedShellError | ShellNotFoundError> => {
+    const env = options.env ?? process.env
+    const configured = options.configured?.trim()
+    if (configured !== undefined && configured !== "") {
+      const name = shellName(configured)
+      if (!POSIX_SHELLS.includes(name) && !POWERSHELLS.includes(name)) {
+        return Effect.fail(new UnsupportedShellError({ shell: configured }))
+      }
+      const path = resolveExecutable(configured, env)
+      if (path === undefined) return Effect.fail(new ShellNotFoundError({ shell: configured }))
+      return Effect.succeed({ name, path, dialect: dialectOf(name) })
+    }
+    const fromEnv = env.SHELL
+    if (fromEnv !== undefined && POSIX_SHELLS.includes(shellName(fromEnv))) {
+      const path = resolveExecutable(fromEnv, env)
+      if (path !== undefined) return Effect.succeed({ name: shellName(fromEnv), path, dialect: "bash" })
+    }
+    const bash = resolveExecutable("bash", env)
+    if (bash !== undefined) return Effect.succeed({ name: "bash", path: bash, dialect: "bash" })
+    return Effect.succeed({ name: "sh", path: "/bin/sh", dialect: "bash" })
+  })
+
+/**
+ * The argv that runs `command` with `shell`: `<shell> -c <command>`, or for PowerShell
+ * `<shell> -NoLogo -NoProfile -NonInteractive -Command <command>`.
+ *
+ * @since 0.0.0
+ */
+export const commandArgv = (shell: Shell, command: string): ReadonlyArray<string> =>
+  shell.dialect === "powershell"
+    ? [shell.path, "-NoLogo", "-NoProfile", "-NonInteractive", "-Command", command]
+    : [shell.path, "-c", command]
+
+// ---------------------------------------------------------------------------------------
+// Running
+// ---------------------------------------------------------------------------------------
+
+/**
+ * The process could not be started (the working directory is missing or not a directory,
+ * or the platform cannot spawn it).
+ *
+ * @since 0.0.0
+ */
+export class SpawnError extends Schema.TaggedError<SpawnError>()("ShellSpawnError", {
+  cwd: Schema.String,
+  reason: Schema.String
+}) {
+  override get message(): string {
+    return `Could not start the command in ${this.cwd}: ${this.reason}`
+  }
+}
+
+/**
+ * What `run` needs. Durations accept anything `Duration.Input` does (a number is
+ * milliseconds).
+ *
+ * @since 0.0.0
+ */
+export interface RunOptions {
+  readonly shell: Shell
+  readonly command: string
+  /** Working directory; must exist. */
+  readonly cwd: string
+  /** Environment of the process; default: this process's environment. */
+  readonly env?: NodeJS.ProcessEnv | undefined
+  readonly timeout: Duration.Input
+  /** Receives the merged output in arrival order; the next chunk waits for it (backpressure). */
+  readonly onOutput: (chunk: Uint8Array) => Effect.Effect<void>
+  /** Stops the run when it completes: the group is killed and the outcome says `interrupted`. */
+  readonly abort?: Effect.Effect<void> | undefined
+  /** Between SIGTERM and SIGKILL of the group; default {@link KILL_AFTER}. */
+  readonly killAfter?: Duration.Input | undefined
+  /** After the shell exits, how long the pipe may stay silent before reading stops; default {@link DRAIN_QUIET}. */
+  readonly drainQuiet?: Duration.Input | undefined
+  /** After the shell exits, the most time spent reading what is left; default {@link DRAIN_MAX}. */
+  readonly drainMax?: Duration.Input | undefined
+}
+
+/**
+ * How a run ended. `exitCode` is null when the shell died by `signal`. `complete` is false
+ * when reading stopped before the end of the output because a process outside the group
+ * still held the pipe.
+ *
+ * @since 0.0.0
+ */
+export interface Outcome {
+  readonly pid: number
+  readonly exitCode: number | null
+  readonly signal: NodeJS.Signals | null
+  readonly timedOut: boolean
+  readonly interrupted: boolean
+  readonly complete: boolean
+  readonly bytes: number
+}
+
+/**
+ * Grace between SIGTERM and SIGKILL of the group.
+ *
+ * @since 0.0.0
+ */
+export const KILL_AFTER: Duration.Duration = Duration.seconds(3)
+/**
+ * After the shell exits: stop reading once the pipe has been silent this long.
+ *
+ * @since 0.0.0
+ */
+export const DRAIN_QUIET: Duration.Duration = Duration.millis(200)
+/**
+ * After the shell exits: stop reading after this long, silent or not.
+ *
+ * @since 0.0.0
+ */
+export const DRAIN_MAX: Duration.Duration = Duration.seconds(2)
+
+const POLL_MS = 20
+// After SIGKILL nothing can resist; this only bounds a wait on processes stuck in the kernel.
+const AFTER_SIGKILL_MS = 1000
+
+// Reading the pipe. The listener must be attached in the same tick as the spawn: Node
+// resumes (and discards) an unread stdio stream when the child exits, so a reader that
+// starts one tick late loses the output of a quick command. Chunks queue up to
+// PIPE_BUFFER bytes while the consumer is busy (the pipe is paused beyond that), and the
+// consumer takes them all at once: reading overlaps the consumer's writes, and a fast
+// producer costs one `onOutput` per ~megabyte rather than one per 64 KiB.
+const PIPE_BUFFER = 1024 * 1024
+
+interface Pipe {
+  readonly stream: Readable
+  /** What has arrived, `null` at the end of the stream, `undefined` when nothing has yet. */
+  readonly read: () => Buffer | null | undefined
+  /** Completes when `read` may have something new. */
+  readonly wait: Effect.Effect<void>
+}
+
+const openPipe = (stream: Readable): Pipe => {
+  let queue: Array<Buffer> = []
+  let queued = 0
+  let ended = false
+  let waker: (() => void) | undefined
+  const wake = () => {
+    const resume = waker
+    waker = undefined
+    resume?.()
+  }
+  const end = () => {
+    ended = true
+    wake()
+  }
+  stream.on("data", (chunk: Buffer) => {
+    queue.push(chunk)
+    queued += chunk.length
+    if (queued >= PIPE_BUFFER) stream.pause()
+    wake()
+  })
+  stream.on("end", end)
+  stream.on("close", end)
+  stream.on("error", end)
+  return {
+    stream,
+    read: () => {
+      if (queued === 0) return ended ? null : undefined
+      const out = queue.length === 1 ? queue[0]! : Buffer.concat(queue, queued)
+      queue = []
+      queued = 0
+      if (!ended && stream.isPaused()) stream.resume()
+      return out
+    },
+    wait: Effect.callback<void>((resume) => {
+      if (queued > 0 || ended) {
+        resume(Effect.void)
+        return
+      }
+      waker = () => resume(Effect.void)
+      return Effect.sync(() => {
+        waker = undefined
+      })
+    })
+  }
+}
+
+interface Proc {
+  readonly child: ChildProcess
+  readonly pid: number
+  readonly stdout: Pipe
+  readonly exited: Deferred.Deferred<readonly [number | null, NodeJS.Signals | null]>
+  readonly eof: Deferred.Deferred<void>
+  // Reader state, written by the reader fiber and read by the drain loop.
+  waiting: boolean
+  idleSince: number
+  bytes: number
+  reader: Fiber.Fiber<void> | undefined
+}
+
+const leaderExited = (proc: Proc): boolean => proc.child.exitCode !== null || proc.child.signalCode !== null
+
+const alive = (proc: Proc): boolean => !leaderExited(proc) || groupAlive(proc.pid)
+
+const checkDirectory = (cwd: string): Effect.Effect<void, SpawnError> =>
+  Effect.suspend(() => {
+    try {
+      if (statSync(cwd).isDirectory()) return Effect.void
+      return Effect.fail(new SpawnError({ cwd, reason: "the working directory is not a directory" }))
+    } catch {
+      return Effect.fail(new SpawnError({ cwd, reason: "the working directory does not exist" }))
+    }
+  })
+
+// stdout and stderr share one pipe so their order is the order of the writes: a tiny
+// `/bin/sh` wrapper points fd 2 at fd 1 and `exec`s the shell, which keeps the pid (the
+// group leader) and runs the command verbatim.
+const MERGE_WRAPPER = 'exec "$@" 2>&1'
+
+const start = (options: RunOptions): Effect.Effect<Proc, SpawnError> =>
+  Effect.callback<Proc, SpawnError>((resume) => {
+    if (process.platform === "win32") {
+      resume(Effect.fail(new SpawnError({ cwd: options.cwd, reason: "Windows is not supported yet" })))
+      return
+    }
+    const argv = commandArgv(options.shell, options.command)
+    let child: ChildProcess
+    try {
+      child = spawn("/bin/sh", ["-c", MERGE_WRAPPER, "sh", ...argv], {
+        cwd: options.cwd,
+        env: options.env ?? process.env,
+        detached: true,
+        stdio: ["ignore", "pipe", "ignore"]
+      })
+    } catch (error) {
+      resume(Effect.fail(new SpawnError({ cwd: options.cwd, reason: String(error) })))
+      return
+    }
+    const exited = Deferred.makeUnsafe<readonly [number | null, NodeJS.Signals | null]>()
+    child.once("exit", (code, signal) => Deferred.doneUnsafe(exited, Effect.succeed([code, signal] as const)))
+    child.once("error", (error) =>
+      resume(Effect.fail(new SpawnError({ cwd: options.cwd, reason: error.message })))
+    )
+    const stdout = openPipe(child.stdout!)
+    child.once("spawn", () => {
+      // A later error (a failed kill) must not become an uncaught exception.
+      child.on("error", () => {})
+      resume(
+        Effect.succeed({
+          child,
+          pid: child.pid!,
+          stdout,
+          exited,
+          eof: Deferred.makeUnsafe<void>(),
+          waiting: false,
+          idleSince: 0,
+          bytes: 0,
+          reader: undefined
+        })
+      )
+    })
+  })
+
+const readLoop = Effect.fnUntraced(function* (proc: Proc, onOutput: RunOptions["onOutput"]) {
+  while (true) {
+    const chunk = proc.stdout.read()
+    if (chunk === null) break
+    if (chunk === undefined) {
+      proc.idleSince = yield* Clock.currentTimeMillis
+      proc.waiting = true
+      yield* proc.stdout.wait
+      proc.waiting = false
+      continue
+    }
+    proc.bytes += chunk.length
+    yield* onOutput(chunk)
+  }
+  yield* Deferred.succeed(proc.eof, undefined)
+})
+
+/** Waits until the group is gone; true if it went within `ms`. */
+const waitGone = Effect.fnUntraced(function* (proc: Proc, ms: number) {
+  const deadline = (yield* Clock.currentTimeMillis) + ms
+  while (alive(proc)) {
+    if ((yield* Clock.currentTimeMillis) >= deadline) return false
+    yield* Effect.sleep(POLL_MS)
+  }
+  return true
+})
+
+/** SIGTERM to the group, SIGKILL after `killAfter`, and wait until no live member is left. */
+const terminate = Effect.fnUntraced(function* (proc: Proc, killAfter: number) {
+  if (!alive(proc)) return
+  signalGroup(proc.pid, "SIGTERM")
+  if (yield* waitGone(proc, killAfter)) return
+  signalGroup(proc.pid, "SIGKILL")
+  yield* waitGone(proc, AFTER_SIGKILL_MS)
+})
+
+/**
+ * Reads what is left after the shell is gone: until the end of the stream, or until the
+ * pipe has been silent for `quiet` while the reader waited, or for `max` in all.
+ */
+const drain = Effect.fnUntraced(function* (proc: Proc, quiet: number, max: number) {
+  const start = yield* Clock.currentTimeMillis
+  const deadline = start + max
+  while (!(yield* Deferred.isDone(proc.eof))) {
+    const now = yield* Clock.currentTimeMillis
+    if (now >= deadline || (proc.waiting && now - Math.max(proc.idleSince, start) >= quiet)) return
+    yield* Effect.raceFirst(Deferred.await(proc.eof), Effect.sleep(POLL_MS))
+  }
+})
+
+/**
+ * Stops reading: closes our end of the pipe (so a holder cannot keep us alive). `finish`
+ * lets the reader hand what already arrived to `onOutput` and end; otherwise (the run is
+ * being interrupted) the reader is interrupted.
+ */
+const stopReading = Effect.fnUntraced(function* (proc: Proc, finish: boolean) {
+  proc.stdout.stream.destroy()
+  if (proc.reader === undefined) return
+  if (finish) yield* Fiber.join(proc.reader)
+  else yield* Fiber.interrupt(proc.reader)
+})
+
+type Ending = "exit" | "timeout" | "abort"
+
+const supervise = Effect.fnUntraced(function* (proc: Proc, options: RunOptions) {
+  const killAfter = Duration.toMillis(options.killAfter ?? KILL_AFTER)
+  const quiet = Duration.toMillis(options.drainQuiet ?? DRAIN_QUIET)
+  const max = Duration.toMillis(options.drainMax ?? DRAIN_MAX)
+  proc.reader = yield* Effect.forkChild(readLoop(proc, options.onOutput))
+  const ending: Ending = yield* Effect.raceAll<Effect.Effect<Ending>>([
+    Effect.as(Deferred.await(proc.exited), "exit"),
+    Effect.as(Effect.sleep(options.timeout), "timeout"),
+    options.abort === undefined ? Effect.never : Effect.as(options.abort, "abort")
+  ])
+  if (ending === "exit") {
+    // Output still in the pipe is read before anything else happens; a background
+    // process holding the pipe gets a bounded grace, then the group is stopped.
+    yield* drain(proc, quiet, max)
+  }
+  yield* terminate(proc, killAfter)
+  yield* drain(proc, quiet, max)
+  const complete = yield* Deferred.isDone(proc.eof)
+  yield* stopReading(proc, true)
+  const [exitCode, signal] = leaderExited(proc)
+    ? yield* Deferred.await(proc.exited)
+    : ([null, proc.child.signalCode] as const)
+  return {
+    pid: proc.pid,
+    exitCode,
+    signal,
+    timedOut: ending === "timeout",
+    interrupted: ending === "abort",
+    complete,
+    bytes: proc.bytes
+  } satisfies Outcome
+})
+
+/**
+ * Runs `command` with `shell` in `cwd`: its own process group (a new session, so no
+ * controlling terminal), stdin from /dev/null, stdout and stderr merged in write order and
+ * passed to `onOutput`. Ends on the first of: the shell exits (what is left in the pipe is
+ * read, then any process left in the group is stopped), the timeout, or `abort`. The group
+ * gets SIGTERM, then SIGKILL after `killAfter`; when the effect returns, fails or is
+ * interrupted, no live process of the group remains.
+ *
+ * @example
+ * ```ts
+ * import { ShellProcess } from "@gatehouse/shell"
+ * import { Effect } from "effect"
+ *
+ * const program = Effect.gen(function* () {
+ *   const shell = yield* ShellProcess.selectShell()
+ *   const chunks: Array<Uint8Array> = []
+ *   const outcome = yield* ShellProcess.run({
+ *     shell,
+ *     command: "echo out; echo err >&2; exit 3",
+ *     cwd: process.cwd(),
+ *     timeout: "10 seconds",
+ *     onOutput: (chunk) => Effect.sync(() => chunks.push(chunk))
+ *   })
+ *   return [outcome.exitCode, Buffer.concat(chunks).toString()] // [3, "out\nerr\n"]
+ * })
+ * ```
+ * @since 0.0.0
+ */
+export const run: (options: RunOptions) => Effect.Effect<Outcome, SpawnError> = Effect.fn("ShellProcess.run")(
+  function* (options: RunOptions) {
+    yield* checkDirectory(options.cwd)
+    const killAfter = Duration.toMillis(options.killAfter ?? KILL_AFTER)
+    return yield* Effect.acquireUseRelease(
+      start(options),
+      (proc) => supervise(proc, options),
+      (proc) =>
+        Effect.gen(function* () {
+          yield* terminate(proc, killAfter)
+          yield* stopReading(proc, false)
+        })
+    )
+  }
+)

@@ -1,0 +1,440 @@
+/**
+ * The `bash` tool: an `effect/ai` `Tool` that runs one shell command through the whole
+ * pipeline — analysis and gate, permission asks, a process in its own group, output
+ * streamed into a spill sink — and returns what the model reads.
+ *
+ * Order, always: analyse -> ask every request of the gate through `Permission`
+ * (`external_directory`, `edit`, `bash`, with the call id in `tool`) -> only then spawn.
+ * A denied or rejected ask fails the call and the process is never started.
+ *
+ * An Effect agent adds {@link handlers} (with {@link layer}) to its `Toolkit`; callers
+ * without a model use {@link run}.
+ *
+ * @since 0.0.0
+ */
+import * as NodePath from "node:path"
+import { Identifier, Instance } from "@gatehouse/core"
+import { Permission } from "@gatehouse/permission"
+import { Truncate } from "@gatehouse/truncate"
+import { Context, Effect, Fiber, Layer, Option, Schema } from "effect"
+import { Prompt, Tool, Toolkit } from "effect/ai"
+import * as ShellContext from "./ShellContext.ts"
+import * as ShellGate from "./ShellGate.ts"
+import * as ShellParser from "./ShellParser.ts"
+import * as ShellProcess from "./ShellProcess.ts"
+
+// ---------------------------------------------------------------------------------------
+// Schemas
+// ---------------------------------------------------------------------------------------
+
+/**
+ * What the model passes: the command, an optional timeout (ms) and working directory.
+ *
+ * @since 0.0.0
+ */
+export const Parameters = Schema.Struct({
+  command: Schema.String.annotate({
+    description: "The command to run, exactly as it would be typed into the shell"
+  }),
+  timeout: Schema.optionalKey(
+    Schema.Int.check(Schema.isGreaterThan(0)).annotate({
+      description:
+        "Optional timeout in milliseconds after which the command and everything it started is stopped"
+    })
+  ),
+  workdir: Schema.optionalKey(
+    Schema.String.annotate({
+      description:
+        "Directory to run the command in, absolute or relative to the project directory (the default). Use this instead of `cd dir && ...`."
+    })
+  )
+})
+/**
+ * @since 0.0.0
+ */
+export type Parameters = typeof Parameters.Type
+
+/**
+ * The result. `output` is what the model reads: the kept output (or `(no output)`), the
+ * truncation notice naming the file with the full output, and a status block when the exit
+ * code is not 0, the command timed out or was interrupted. `exitCode` is null when the
+ * shell died by `signal`. Preliminary results (progress) have the same shape, with the tail
+ * of the output so far and `exitCode` null.
+ *
+ * @since 0.0.0
+ */
+export const Result = Schema.Struct({
+  output: Schema.String,
+  exitCode: Schema.NullOr(Schema.Number),
+  signal: Schema.optionalKey(Schema.String),
+  timedOut: Schema.Boolean,
+  interrupted: Schema.Boolean,
+  truncated: Schema.Boolean,
+  outputPath: Schema.optionalKey(Schema.String),
+  title: Schema.String
+})
+/**
+ * @since 0.0.0
+ */
+export type Result = typeof Result.Type
+
+/**
+ * How a call can fail: a permission was denied, rejected or corrected, the configured
+ * shell is refused or missing, or the process could not start.
+ *
+ * @since 0.0.0
+ */
+export type Error =
+  | Permission.DeniedError
+  | Permission.RejectedError
+  | Permission.CorrectedError
+  | ShellProcess.UnsupportedShellError
+  | ShellProcess.ShellNotFoundError
+  | ShellProcess.SpawnError
+
+/**
+ * A failure as the tool reports it: the error's tag (so a session can tell a person's
+ * rejection from a configured deny) and its message (what the model reads).
+ *
+ * @since 0.0.0
+ */
+export const Failure = Schema.Struct({
+  _tag: Schema.Literals([
+    "PermissionDeniedError",
+    "PermissionRejectedError",
+    "PermissionCorrectedError",
+    "ShellUnsupportedError",
+    "ShellNotFoundError",
+    "ShellSpawnError"
+  ]),
+  message: Schema.String
+})
+/**
+ * @since 0.0.0
+ */
+export type Failure = typeof Failure.Type
+
+// ---------------------------------------------------------------------------------------
+// The tool
+// ---------------------------------------------------------------------------------------
+
+/**
+ * The numbers the description states.
+ *
+ * @since 0.0.0
+ */
+export interface DescriptionOptions {
+  readonly defaultTimeout?: number | undefined
+  readonly maxTimeout?: number | undefined
+  readonly maxLines?: number | undefined
+  readonly maxBytes?: number | undefined
+}
+
+/**
+ * The tool description the model reads, stating the limits it runs under.
+ *
+ * @since 0.0.0
+ */
+export const description = (options: DescriptionOptions = {}): string => {
+  const defaultTimeout = options.defaultTimeout ?? ShellContext.DEFAULT_TIMEOUT
+  const maxTimeout = options.maxTimeout ?? ShellContext.DEFAULT_MAX_TIMEOUT
+  const maxLines = options.maxLines ?? Truncate.MAX_LINES
+  const maxBytes = options.maxBytes ?? Truncate.MAX_BYTES
+  return [
+    "Runs a shell command on the user's machine and returns its output and exit status.",
+    "",
+    "- Every call starts a new, non-interactive shell process (`<shell> -c <command>`). Nothing carries over from one call to the next: not the directory, not variables, not aliases. To work in another directory pass `workdir` rather than `cd dir && ...`.",
+    "- There is no terminal and stdin is empty: a command that waits for input gets end-of-file at once. Use non-interactive flags (`--yes`, `--no-pager`, `-y`).",
+    "- stdout and stderr come back merged, in the order they were written.",
+    `- The command is stopped after \`timeout\` milliseconds (default ${defaultTimeout}, at most ${maxTimeout}). When a call ends, every process it started, background jobs included, is stopped too: do not start servers or watchers expecting them to keep running.`,
+    `- Output longer than ${maxLines} lines or ${maxBytes} bytes is shortened to its beginning and its end; the complete output is saved to a file whose path is given. Read or search that file instead of running the command again.`,
+    "- A non-zero exit code, a timeout or an interruption is stated at the end of the output.",
+    "- Some commands need the user's approval first. A denied or rejected command did not run: do not retry it unchanged."
+  ].join("\n")
+}
+
+/**
+ * The `bash` tool definition. Failures are returned to the model as results (`{ _tag,
+ * message }`), so a denied command is something it reads, not an error that ends the turn.
+ *
+ * @since 0.0.0
+ */
+export const tool = Tool.make("bash", {
+  description: description(),
+  parameters: Parameters,
+  success: Result,
+  failure: Failure,
+  failureMode: "return",
+  toModelOutput: (result: Result) => [Prompt.makePart("text", { text: result.output })]
+})
+
+/**
+ * A toolkit holding only {@link tool}; merge it into an agent's toolkit.
+ *
+ * @since 0.0.0
+ */
+export const toolkit = Toolkit.make(tool)
+
+// ---------------------------------------------------------------------------------------
+// The service
+// ---------------------------------------------------------------------------------------
+
+/**
+ * Options of one direct call.
+ *
+ * @since 0.0.0
+ */
+export interface RunOptions {
+  /** The tool call id (default: the context's, else a fresh `tool_…` id). */
+  readonly callID?: string | undefined
+  /** Receives progress: the tail of the output so far, at most ~10 times a second. */
+  readonly onProgress?: ((progress: Result) => Effect.Effect<void>) | undefined
+}
+
+/**
+ * @since 0.0.0
+ */
+export interface Interface {
+  /** Runs one call with the current {@link ShellContext}. */
+  readonly run: (params: Parameters, options?: RunOptions) => Effect.Effect<Result, Error>
+}
+
+/**
+ * @since 0.0.0
+ */
+export class Service extends Context.Service<Service, Interface>()("@gatehouse/shell/ShellTool") {}
+
+/**
+ * At most this many characters of output in a progress update.
+ *
+ * @since 0.0.0
+ */
+export const PROGRESS_CHARS = 30_000
+
+/**
+ * Progress updates are at least this far apart (ms).
+ *
+ * @since 0.0.0
+ */
+export const PROGRESS_INTERVAL = 100
+
+// The trace of one pattern for a person deciding: which rule decided it and where it is.
+const showDecision = (decision: ShellGate.Decision): string =>
+  `${decision.pattern} -> ${decision.rule.permission} ${JSON.stringify(decision.rule.pattern)} ${decision.action} (${decision.source})`
+
+const statusBlock = (outcome: ShellProcess.Outcome, timeout: number, maxTimeout: number): string => {
+  const lines: Array<string> = []
+  if (outcome.timedOut) {
+    lines.push(
+      `The command timed out after ${timeout} ms and was stopped, with every process it started. ` +
+        `If it needs more time and is not waiting for input, run it again with a larger timeout (at most ${maxTimeout} ms).`
+    )
+  }
+  if (outcome.interrupted)
+    lines.push("The user interrupted the command; it was stopped, with every process it started.")
+  if (outcome.exitCode !== null && outcome.exitCode !== 0) lines.push(`Exit code: ${outcome.exitCode}`)
+  // After a timeout or an interruption the signal is ours; otherwise it is news.
+  if (outcome.signal !== null && !outcome.timedOut && !outcome.interrupted) {
+    lines.push(`Terminated by signal ${outcome.signal}`)
+  }
+  if (!outcome.complete) {
+    lines.push(
+      "Output written after the command exited was not all read: a process it started outside its process group still holds the output."
+    )
+  }
+  return lines.length === 0 ? "" : `<command_status>\n${lines.join("\n")}\n</command_status>`
+}
+
+/**
+ * The live service: needs `Permission`, `Truncate` and the `ShellParser` the gate uses.
+ *
+ * @since 0.0.0
+ */
+export const layer: Layer.Layer<Service, never, Permission.Service | Truncate.Service | ShellParser.Service> =
+  Layer.effect(
+    Service,
+    Effect.gen(function* () {
+      const permission = yield* Permission.Service
+      const truncate = yield* Truncate.Service
+      const judge = yield* ShellGate.make
+
+      const execute = Effect.fnUntraced(function* (
+        params: Parameters,
+        ctx: ShellContext.Shape,
+        projectRoot: string,
+        options: RunOptions
+      ) {
+        const directory = NodePath.resolve(projectRoot, ctx.directory ?? projectRoot)
+        const cwd = params.workdir === undefined ? directory : NodePath.resolve(directory, params.workdir)
+        const maxTimeout = ctx.maxTimeout ?? ShellContext.DEFAULT_MAX_TIMEOUT
+        const requested = params.timeout ?? ctx.defaultTimeout ?? ShellContext.DEFAULT_TIMEOUT
+        const timeout = Math.max(1, Math.min(Math.floor(requested), maxTimeout))
+        const shell = yield* ShellProcess.selectShell({ configured: ctx.shell, env: ctx.env })
+        const callID = options.callID ?? ctx.callID ?? Identifier.ascending("tool")
+        const title = params.command
+
+        const verdict = yield* judge(params.command, {
+          cwd,
+          projectRoot,
+          dialect: shell.dialect,
+          ruleset: ctx.ruleset,
+          mode: ctx.mode,
+          ...(ctx.sources === undefined ? {} : { sources: ctx.sources })
+        })
+        // A denied request goes first: nobody is asked about a call that a rule forbids
+        // anyway, and `ask` fails on it at once, before anything waits.
+        const requests = [
+          ...verdict.requests.filter((request) => request.decision === "deny"),
+          ...verdict.requests.filter((request) => request.decision !== "deny")
+        ]
+        for (const request of requests) {
+          yield* permission.ask({
+            sessionID: ctx.sessionID,
+            permission: request.permission,
+            patterns: request.patterns,
+            always: request.always,
+            metadata: { ...request.metadata, rules: request.rules.map(showDecision) },
+            tool: {
+              callID,
+              name: "bash",
+              ...(ctx.messageID === undefined ? {} : { messageID: ctx.messageID })
+            },
+            ruleset: ShellGate.rulesetFor(request, ctx.ruleset),
+            needsPerson: request.needsPerson
+          })
+        }
+
+        const progress = (output: string): Result => ({
+          output,
+          exitCode: null,
+          timedOut: false,
+          interrupted: false,
+          truncated: false,
+          title
+        })
+        const onProgress = options.onProgress
+        if (onProgress !== undefined) yield* onProgress(progress(""))
+
+        const sink = yield* truncate.spill({ direction: "both" })
+        let fresh = false
+        const onOutput =
+          onProgress === undefined
+            ? sink.append
+            : (chunk: Uint8Array) =>
+                Effect.map(sink.append(chunk), () => {
+                  fresh = true
+                })
+        const ticker =
+          onProgress === undefined
+            ? undefined
+            : yield* Effect.forkScoped(
+                Effect.forever(
+                  Effect.gen(function* () {
+                    yield* Effect.sleep(PROGRESS_INTERVAL)
+                    if (!fresh) return
+                    fresh = false
+                    yield* onProgress(progress(yield* sink.preview(PROGRESS_CHARS)))
+                  })
+                )
+              )
+
+        const outcome = yield* ShellProcess.run({
+          shell,
+          command: params.command,
+          cwd,
+          env: ctx.env,
+          timeout,
+          onOutput,
+          abort: ctx.abort
+        })
+        if (ticker !== undefined) yield* Fiber.interrupt(ticker)
+        const spilled = yield* sink.finish
+        const body = spilled.content === "" ? "(no output)" : spilled.content
+        const status = statusBlock(outcome, timeout, maxTimeout)
+        return {
+          output: status === "" ? body : `${body}${body.endsWith("\n") ? "" : "\n"}\n${status}`,
+          exitCode: outcome.exitCode,
+          ...(outcome.signal === null ? {} : { signal: outcome.signal }),
+          timedOut: outcome.timedOut,
+          interrupted: outcome.interrupted,
+          truncated: spilled.truncated,
+          ...(spilled.truncated && spilled.outputPath !== undefined
+            ? { outputPath: spilled.outputPath }
+            : {}),
+          title
+        } satisfies Result
+      }, Effect.scoped)
+
+      const run = Effect.fn("ShellTool.run")(function* (params: Parameters, options: RunOptions = {}) {
+        const ctx = yield* ShellContext.Service
+        const instance = yield* Effect.serviceOption(Instance.Current)
+        if (Option.isSome(instance)) {
+          const projectRoot = NodePath.resolve(ctx.projectRoot ?? instance.value.directory)
+          return yield* execute(params, ctx, projectRoot, options).pipe(
+            Effect.provideService(Instance.Current, instance.value)
+          )
+        }
+        const projectRoot = NodePath.resolve(ctx.projectRoot ?? process.cwd())
+        return yield* execute(params, ctx, projectRoot, options).pipe(Instance.provide(projectRoot))
+      })
+
+      return Service.of({ run })
+    })
+  )
+
+/**
+ * {@link layer} with its own `Truncate` (built from `truncate`: limits, directory) and
+ * `ShellParser`; needs only `Permission`.
+ *
+ * @since 0.0.0
+ */
+export const layerWith = (
+  options: { readonly truncate?: Truncate.LayerOptions | undefined } = {}
+): Layer.Layer<Service, ShellParser.LoadError, Permission.Service> =>
+  layer.pipe(Layer.provide([Truncate.layerWith(options.truncate), ShellParser.layer]))
+
+/**
+ * Runs one call through the pipeline with the current {@link ShellContext}.
+ *
+ * @example
+ * ```ts
+ * import { Permission } from "@gatehouse/permission"
+ * import { ShellContext, ShellTool } from "@gatehouse/shell"
+ * import { Effect, Layer } from "effect"
+ *
+ * const Live = ShellTool.layerWith().pipe(Layer.provide(Permission.layerMemory))
+ * const allowEcho = [{ permission: "bash", pattern: "echo *", action: "allow" as const }]
+ * const result = await Effect.runPromise(
+ *   ShellTool.run({ command: "echo hi" }).pipe(
+ *     Effect.provideService(ShellContext.Service, { ...ShellContext.defaults(), ruleset: allowEcho }),
+ *     Effect.provide(Live)
+ *   )
+ * )
+ * result.output // "hi\n"
+ * ```
+ * @since 0.0.0
+ */
+export const run = (params: Parameters, options?: RunOptions): Effect.Effect<Result, Error, Service> =>
+  Effect.gen(function* () {
+    const service = yield* Service
+    return yield* service.run(params, options)
+  })
+
+/**
+ * The handler layer an Effect agent provides with its `Toolkit`: runs each `bash` call
+ * with the current {@link ShellContext}, the model's tool call id, and progress as
+ * preliminary results.
+ *
+ * @since 0.0.0
+ */
+export const handlers = toolkit.toLayer(
+  Effect.gen(function* () {
+    const service = yield* Service
+    return toolkit.of({
+      bash: (params, handler) =>
+        service
+          .run(params, { callID: handler.toolCallId, onProgress: handler.preliminary })
+          .pipe(Effect.mapError((error): Failure => ({ _tag: error._tag, message: error.message })))
+    })
+  })
+)

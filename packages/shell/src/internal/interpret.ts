@@ -1,0 +1,1525 @@
+// Gives the walked words their meaning: which program runs (through wrappers, payloads
+// and aliases), in which directory, touching which files, with which risks. Shared by
+// both dialects: a native program means the same thing under bash and PowerShell.
+import * as NodePath from "node:path"
+import type { Command, Note, NoteKind, PathAccess, Redirect } from "../ShellAnalysis.ts"
+import type { Dialect } from "../ShellParser.ts"
+import type { RawAssignment, RawCommand, RawRedirect, WalkResult, Word } from "./model.ts"
+import { staticWord } from "./model.ts"
+import { expandGlob, globPrefix, makeResolver, type Resolver } from "./paths.ts"
+import * as Programs from "./programs.ts"
+import * as Risks from "./risks.ts"
+import { braceExpand, decodeEncodedCommand } from "./text.ts"
+
+const MAX_DEPTH = 6
+const MAX_DIRECTORIES = 16
+
+/** Where commands run: every directory they may run in (a superset, so `cd x || …` is safe). */
+export interface Scope {
+  readonly dialect: Dialect
+  readonly cwds: Array<string>
+  unknown: boolean
+  readonly depth: number
+  /** Same shell as the text around it (eval, Invoke-Expression): its `cd` would leak out. */
+  readonly sameShell: boolean
+}
+
+export interface Payload {
+  readonly text: string
+  readonly dialect: Dialect
+  readonly scope: Scope
+  readonly parent: number
+  readonly via: string
+}
+
+interface MutableCommand {
+  index: number
+  source: string
+  argv: Array<string>
+  assignments: Array<string>
+  redirects: Array<Redirect>
+  dialect: Dialect
+  origin: Command["origin"]
+  parent?: number
+  via?: string
+  wraps?: number
+  names: Array<string>
+  changesDirectory: boolean
+  notes: Array<Note>
+}
+
+export interface Env {
+  readonly resolver: Resolver
+  readonly home: string
+  readonly cwd: string
+  readonly commands: Array<MutableCommand>
+  readonly paths: Array<PathAccess>
+  readonly notes: Array<Note>
+  readonly errors: Array<string>
+  readonly payloads: Array<Payload>
+  readonly functions: Set<string>
+  readonly aliases: Set<string>
+  readonly seen: Set<string>
+}
+
+export const makeEnv = (options: { projectRoot: string; home: string; cwd: string }): Env => ({
+  resolver: makeResolver(options.projectRoot),
+  home: options.home,
+  cwd: options.cwd,
+  commands: [],
+  paths: [],
+  notes: [],
+  errors: [],
+  payloads: [],
+  functions: new Set(),
+  aliases: new Set(),
+  seen: new Set()
+})
+
+export const rootScope = (cwd: string, dialect: Dialect): Scope => ({
+  dialect,
+  cwds: [cwd],
+  unknown: false,
+  depth: 0,
+  sameShell: true
+})
+
+export const note = (env: Env, kind: NoteKind, message: string): void => {
+  if (!env.notes.some((n) => n.kind === kind && n.message === message)) env.notes.push({ kind, message })
+}
+
+const commandNote = (command: MutableCommand, kind: NoteKind, message: string): void => {
+  if (!command.notes.some((n) => n.kind === kind && n.message === message))
+    command.notes.push({ kind, message })
+}
+
+/** The starting directory is touched too: outside the project it needs `external_directory`. */
+export const workdir = (env: Env, cwd: string): void => {
+  const real = env.resolver.real(cwd)
+  if (env.resolver.inside(real)) return
+  addPath(env, {
+    text: cwd,
+    path: real,
+    access: "read",
+    via: "workdir",
+    inside: false,
+    directory: real,
+    isDirectory: true
+  })
+}
+
+export const absorb = (env: Env, walk: WalkResult, scope: Scope): void => {
+  for (const problem of walk.problems) note(env, "unmodelled", problem)
+  env.errors.push(...walk.errors)
+  for (const name of walk.functions) env.functions.add(name)
+  for (const raw of walk.commands) interpretRaw(env, raw, scope, "command", undefined, undefined)
+}
+
+export const absorbPayload = (env: Env, walk: WalkResult, payload: Payload): void => {
+  const where = ` (in the command run by ${payload.via})`
+  for (const problem of walk.problems) note(env, "unmodelled", problem + where)
+  env.errors.push(...walk.errors)
+  for (const name of walk.functions) env.functions.add(name)
+  const before = env.commands.length
+  for (const raw of walk.commands)
+    interpretRaw(env, raw, payload.scope, "payload", payload.parent, payload.via)
+  if (payload.scope.sameShell && env.commands.slice(before).some((c) => c.changesDirectory)) {
+    note(
+      env,
+      "unmodelled",
+      `a directory change inside ${payload.via} also moves the commands after it, which are not re-resolved`
+    )
+  }
+}
+
+/** The commands with their prefixes, ready to be read. */
+export const finish = (
+  env: Env,
+  prefix: (argv: ReadonlyArray<string>) => ReadonlyArray<string>
+): Array<Command> =>
+  env.commands.map((c) => {
+    const text = [...c.assignments, ...c.argv, ...c.redirects.map(renderRedirect)].join(" ")
+    const command: Command = {
+      index: c.index,
+      text,
+      source: c.source,
+      argv: c.argv,
+      assignments: c.assignments,
+      redirects: c.redirects,
+      prefix: prefix(c.argv),
+      dialect: c.dialect,
+      origin: c.origin,
+      names: c.names,
+      changesDirectory: c.changesDirectory,
+      notes: c.notes,
+      ...(c.parent === undefined ? {} : { parent: c.parent }),
+      ...(c.via === undefined ? {} : { via: c.via }),
+      ...(c.wraps === undefined ? {} : { wraps: c.wraps })
+    }
+    return command
+  })
+
+export const renderRedirect = (r: Redirect): string => {
+  const head = `${r.descriptor ?? ""}${r.operator}`
+  if (r.target === undefined) return head
+  if (r.access === "duplicate" || r.access === "heredoc") return `${head}${r.target}`
+  return `${head} ${r.target}`
+}
+
+// ---------------------------------------------------------------------------------------
+
+const interpretRaw = (
+  env: Env,
+  raw: RawCommand,
+  scope: Scope,
+  origin: Command["origin"],
+  parent: number | undefined,
+  via: string | undefined
+): number => {
+  const words = expandWords(raw.words, scope.dialect)
+  const command: MutableCommand = {
+    index: env.commands.length,
+    source: raw.source,
+    argv: words.words.map((w) => w.value),
+    assignments: raw.assignments.map((a) => `${a.name}=${a.value.value}`),
+    redirects: raw.redirects.map(toRedirect),
+    dialect: scope.dialect,
+    origin,
+    names: [],
+    changesDirectory: false,
+    notes: raw.problems.map((message) => ({ kind: "unmodelled" as const, message })),
+    ...(parent === undefined ? {} : { parent }),
+    ...(via === undefined ? {} : { via })
+  }
+  env.commands.push(command)
+  if (words.problem) commandNote(command, "unmodelled", words.problem)
+  for (const assignment of [...raw.assignments, ...(raw.declared ?? [])]) checkAssignment(command, assignment)
+  for (const redirect of raw.redirects) commandRedirect(env, command, redirect, scope)
+  if (words.words.length > 0) {
+    interpretWords(
+      env,
+      command,
+      words.words,
+      scope,
+      raw.callOperator,
+      words.braced,
+      raw.leading === true && origin === "command"
+    )
+  }
+  return command.index
+}
+
+const toRedirect = (r: RawRedirect): Redirect => ({
+  operator: r.operator,
+  access: r.access,
+  ...(r.descriptor === undefined ? {} : { descriptor: r.descriptor }),
+  ...(r.target === undefined ? {} : { target: r.target.value })
+})
+
+// Bash brace expansion turns one static word into several.
+const expandWords = (
+  words: ReadonlyArray<Word>,
+  dialect: Dialect
+): { words: Array<Word>; problem?: string; braced: boolean } => {
+  if (dialect !== "bash") return { words: [...words], braced: false }
+  const out: Array<Word> = []
+  let braced = false
+  let problem: string | undefined
+  for (const word of words) {
+    if (!word.isStatic || !word.segments?.some((s) => !s.quoted && s.text.includes("{"))) {
+      out.push(word)
+      continue
+    }
+    const expanded = braceExpand(word.segments)
+    if (expanded === undefined) {
+      problem = `the brace expansion \`${word.raw}\` produces too many words to judge`
+      out.push(word)
+      continue
+    }
+    if (expanded.length === 1 && expanded[0] === word.value) {
+      out.push(word)
+      continue
+    }
+    if (out.length === 0) braced = true
+    for (const value of expanded)
+      out.push({ ...word, value, raw: value, path: value, segments: [{ text: value, quoted: true }] })
+  }
+  return problem === undefined ? { words: out, braced } : { words: out, problem, braced }
+}
+
+const checkAssignment = (command: MutableCommand, assignment: RawAssignment): void => {
+  if (Programs.isGadgetVariable(assignment.name)) {
+    commandNote(command, "executes", `sets ${assignment.name}, which makes programs load or run other code`)
+  }
+}
+
+const baseName = (program: string): string => {
+  const parts = program.split(/[\\/]/)
+  return parts[parts.length - 1] ?? program
+}
+
+const interpretWords = (
+  env: Env,
+  command: MutableCommand,
+  words: ReadonlyArray<Word>,
+  scope: Scope,
+  callOperator: "&" | "." | undefined,
+  braced: boolean,
+  leading: boolean
+): void => {
+  const name = words[0]!
+  const ps = scope.dialect === "powershell"
+  if (name.scriptBlock) {
+    if (callOperator === ".")
+      commandNote(command, "unmodelled", "dot-sources a script block into the current scope")
+    return
+  }
+  if (!name.isStatic) {
+    commandNote(command, "unmodelled", `the program name \`${name.raw}\` is only known at run time`)
+    return
+  }
+  if (name.glob)
+    commandNote(
+      command,
+      "unmodelled",
+      `the program name \`${name.raw}\` is a glob: what runs depends on the files present`
+    )
+  if (braced)
+    commandNote(command, "unmodelled", `the program name comes from the brace expansion \`${name.raw}\``)
+  const program = name.value
+  let key = baseName(program).toLowerCase()
+  if (ps || process.platform === "win32") key = key.replace(/\.(exe|cmd|bat|com)$/, "")
+  // The names the program is judged by, besides argv[0] as written.
+  const names: Array<string> = []
+  const base = baseName(program)
+  if (base !== program && base !== "") names.push(base)
+  // Aliases and cmdlets apply to bare names only: `& C:\bin\rm.exe` runs that file.
+  const bare = base === program && !/\.[a-z0-9]+$/i.test(program)
+  if (ps && bare) {
+    const canonical = Programs.POWERSHELL_ALIASES.get(key) ?? Programs.POWERSHELL_CMDLETS.get(key)
+    if (canonical !== undefined && canonical !== program) names.push(canonical)
+    if (canonical !== undefined) key = canonical.toLowerCase()
+  } else if (ps && base.toLowerCase().endsWith(".exe")) {
+    names.push(base.slice(0, -4))
+  } else if (process.platform !== "linux" && base !== base.toLowerCase()) {
+    // macOS and Windows file systems ignore case: `RM` runs rm.
+    names.push(base.toLowerCase())
+  }
+  command.names = [...new Set(names)]
+
+  if (callOperator === ".") {
+    commandNote(command, "unmodelled", `dot-sources \`${program}\`: the code it runs is not analysed`)
+    commandNote(command, "executes", `runs the script \`${program}\` in the current shell`)
+  }
+  if (env.functions.has(ps ? program.toLowerCase() : program)) {
+    commandNote(
+      command,
+      "unmodelled",
+      `calls the function \`${program}\` defined in this command, not the program of that name`
+    )
+  }
+  if (env.aliases.has(program)) {
+    commandNote(command, "unmodelled", `\`${program}\` is an alias defined in this command`)
+  }
+
+  if (Programs.DIRECTORY_COMMANDS.has(key)) {
+    command.changesDirectory = true
+    changeDirectory(env, command, key, words, scope, leading)
+    return
+  }
+
+  const handled = special(env, command, key, words, scope)
+  if (handled) return
+  Risks.check(key, words, {
+    note: (kind, message) => commandNote(command, kind, message),
+    text: (text, dialect, via) => enqueueText(env, command, text, dialect, scope, via, false),
+    path: (text, access) =>
+      touch(env, command, { ...staticWord(text), path: text.startsWith("~/") ? env.home + text.slice(1) : text }, access, "argument", scope),
+    dialect: scope.dialect
+  })
+  argumentPaths(env, command, key, words, scope)
+}
+
+// ---------------------------------------------------------------------------------------
+// Programs that run other programs
+
+const special = (
+  env: Env,
+  command: MutableCommand,
+  key: string,
+  words: ReadonlyArray<Word>,
+  scope: Scope
+): boolean => {
+  const wrapper = Programs.WRAPPERS.get(key)
+  if (wrapper) {
+    unwrap(env, command, key, wrapper, words, scope)
+    return true
+  }
+  if (Programs.POSIX_SHELLS.has(key)) {
+    shell(env, command, key, words, scope)
+    return true
+  }
+  if (Programs.POWERSHELLS.has(key) || key === "pwsh" || key === "powershell") {
+    powershell(env, command, key, words, scope)
+    return true
+  }
+  if (Programs.FOREIGN_SHELLS.has(key)) {
+    const args = words.slice(1)
+    const cmd = key === "cmd" || key === "cmd.exe"
+    const commandLine = args.some((w) => /^[-/][ck]$/i.test(w.value) || /^-command$/i.test(w.value))
+    // `cmd` without /c is an ordinary program name on a POSIX system.
+    if (cmd && !commandLine) return false
+    if (args.length === 0 || commandLine) {
+      commandNote(command, "unmodelled", `runs a ${key} command line, whose syntax is not analysed`)
+      return true
+    }
+    commandNote(command, "executes", `runs a ${key} script`)
+    argumentPaths(env, command, key, words, scope)
+    return true
+  }
+  switch (key) {
+    case "eval":
+    case "invoke-expression": {
+      commandNote(command, "executes", `${words[0]!.value} runs its arguments as a command`)
+      const args = words.slice(1).filter((w) => !(key === "invoke-expression" && w.parameter))
+      if (args.length === 0) {
+        // Invoke-Expression without an argument runs what the pipeline feeds it.
+        if (key === "invoke-expression") {
+          commandNote(command, "unmodelled", `${words[0]!.value} runs text from its input`)
+        }
+        return true
+      }
+      if (args.some((w) => !w.isStatic)) {
+        commandNote(command, "unmodelled", `${words[0]!.value} runs text only known at run time`)
+        return true
+      }
+      enqueueText(
+        env,
+        command,
+        args.map((w) => w.value).join(" "),
+        scope.dialect,
+        scope,
+        words[0]!.value,
+        true
+      )
+      return true
+    }
+    case "source":
+    case ".":
+      commandNote(
+        command,
+        "unmodelled",
+        `${key} runs the file \`${words[1]?.raw ?? ""}\` in this shell: its commands are not analysed`
+      )
+      commandNote(command, "executes", `${key} runs a script in the current shell`)
+      argumentPaths(env, command, key, words, scope)
+      return true
+    case "alias":
+      for (const word of words.slice(1)) {
+        const match = /^([^=]+)=(.*)$/s.exec(word.value)
+        if (!match) continue
+        env.aliases.add(match[1]!)
+        if (!word.isStatic)
+          commandNote(command, "unmodelled", `the alias \`${match[1]}\` has a value only known at run time`)
+        else enqueueText(env, command, match[2]!, "bash", scope, `the alias ${match[1]}`, true)
+      }
+      return true
+    case "shopt":
+      if (words.some((w) => w.value === "expand_aliases") && words.some((w) => w.value === "-s")) {
+        commandNote(command, "unmodelled", "turns on alias expansion: later names may not mean what they say")
+      }
+      return true
+    case "set-alias":
+    case "new-alias":
+      commandNote(command, "unmodelled", "defines an alias: later names may not mean what they say")
+      return true
+    case "coproc":
+    case "function":
+      commandNote(command, "unmodelled", `\`${key}\` is not modelled`)
+      return true
+    case "xargs":
+      xargs(env, command, words, scope)
+      return true
+    case "find":
+      find(env, command, words, scope)
+      return true
+    case "start-process":
+      startProcess(env, command, words, scope)
+      return true
+    case "invoke-command":
+    case "start-job":
+      commandNote(command, "executes", `${words[0]!.value} runs a script block or script`)
+      if (words.some((w) => w.parameter && /^-(filepath|computername|session)/i.test(w.value))) {
+        commandNote(command, "unmodelled", `${words[0]!.value} runs a script file or on another computer`)
+      }
+      return true
+    default:
+      return false
+  }
+}
+
+const childOf = (
+  env: Env,
+  command: MutableCommand,
+  words: ReadonlyArray<Word>,
+  assignments: ReadonlyArray<RawAssignment>,
+  scope: Scope,
+  via: string,
+  origin: Command["origin"]
+): number | undefined => {
+  if (words.length === 0) return undefined
+  if (scope.depth >= MAX_DEPTH) {
+    commandNote(command, "unmodelled", "commands nested too deeply to analyse")
+    return undefined
+  }
+  const raw: RawCommand = {
+    source: words.map((w) => w.raw).join(" "),
+    assignments,
+    words,
+    redirects: [],
+    problems: []
+  }
+  const inner: Scope = { ...scope, cwds: [...scope.cwds], depth: scope.depth + 1 }
+  return interpretRaw(env, raw, inner, origin, command.index, via)
+}
+
+const enqueueText = (
+  env: Env,
+  command: MutableCommand,
+  text: string,
+  dialect: Dialect,
+  scope: Scope,
+  via: string,
+  sameShell: boolean
+): void => {
+  if (scope.depth >= MAX_DEPTH) {
+    commandNote(command, "unmodelled", "command strings nested too deeply to analyse")
+    return
+  }
+  env.payloads.push({
+    text,
+    dialect,
+    parent: command.index,
+    via,
+    scope: { dialect, cwds: [...scope.cwds], unknown: scope.unknown, depth: scope.depth + 1, sameShell }
+  })
+}
+
+interface ParsedOptions {
+  readonly rest: number
+  readonly values: Map<string, Array<Word>>
+  readonly flags: Set<string>
+  readonly unknown: Array<string>
+}
+
+/** Reads options per `spec` from `words[start]`; stops at `--` or the first operand. */
+const parseOptions = (
+  words: ReadonlyArray<Word>,
+  start: number,
+  valued: ReadonlyArray<string>,
+  flags: ReadonlyArray<string>,
+  numeric = false
+): ParsedOptions => {
+  const values = new Map<string, Array<Word>>()
+  const seen = new Set<string>()
+  const unknown: Array<string> = []
+  const add = (option: string, value: Word) => {
+    const list = values.get(option) ?? []
+    list.push(value)
+    values.set(option, list)
+  }
+  let i = start
+  while (i < words.length) {
+    const word = words[i]!
+    const text = word.value
+    if (!word.isStatic && word.raw.startsWith("-")) {
+      unknown.push(word.raw)
+      i++
+      continue
+    }
+    if (text === "--") {
+      i++
+      break
+    }
+    if (!text.startsWith("-") || text === "-" || !word.isStatic) {
+      if (text === "-" && flags.includes("-")) {
+        seen.add("-")
+        i++
+        continue
+      }
+      break
+    }
+    if (numeric && /^-\d+$/.test(text)) {
+      i++
+      continue
+    }
+    if (text.startsWith("--")) {
+      const eq = text.indexOf("=")
+      const option = eq === -1 ? text : text.slice(0, eq)
+      if (valued.includes(option)) {
+        if (eq !== -1) {
+          add(option, staticWord(text.slice(eq + 1)))
+          i++
+        } else {
+          const value = words[i + 1]
+          if (value) add(option, value)
+          i += 2
+        }
+      } else {
+        if (!flags.includes(option)) unknown.push(option)
+        seen.add(option)
+        i++
+      }
+      continue
+    }
+    if (valued.includes(text) || flags.includes(text)) {
+      if (valued.includes(text)) {
+        const value = words[i + 1]
+        if (value) add(text, value)
+        i += 2
+      } else {
+        seen.add(text)
+        i++
+      }
+      continue
+    }
+    // A cluster of short options (`-iu root`, `-oL`).
+    let consumed = 1
+    for (let k = 1; k < text.length; k++) {
+      const option = `-${text[k]}`
+      if (valued.includes(option)) {
+        const attached = text.slice(k + 1)
+        if (attached) add(option, staticWord(attached))
+        else {
+          const value = words[i + 1]
+          if (value) add(option, value)
+          consumed = 2
+        }
+        break
+      }
+      if (!flags.includes(option)) unknown.push(option)
+      seen.add(option)
+    }
+    i += consumed
+  }
+  return { rest: i, values, flags: seen, unknown }
+}
+
+const unwrap = (
+  env: Env,
+  command: MutableCommand,
+  key: string,
+  spec: Programs.WrapperSpec,
+  words: ReadonlyArray<Word>,
+  scope: Scope
+): void => {
+  const options = parseOptions(
+    words,
+    1,
+    spec.valued,
+    [...spec.flags, ...(spec.noCommand ?? [])],
+    spec.numeric
+  )
+  if (options.unknown.length > 0) {
+    commandNote(
+      command,
+      "unmodelled",
+      `${key}: unknown option ${options.unknown.join(", ")}: where the command it runs starts is a guess`
+    )
+  }
+  for (const option of spec.noCommand ?? []) {
+    if (options.flags.has(option) || options.values.has(option)) {
+      if (key === "sudo" && (option === "-e" || option === "--edit")) {
+        commandNote(command, "writes", "sudoedit changes files as another user")
+      }
+      argumentPaths(env, command, key, words, scope)
+      return
+    }
+  }
+  for (const option of spec.writes ?? []) {
+    for (const value of options.values.get(option) ?? [])
+      touch(env, command, value, "write", "argument", scope)
+  }
+  let inner = scope
+  for (const option of spec.chdir ?? []) {
+    for (const value of options.values.get(option) ?? []) {
+      inner = { ...scope, cwds: [...scope.cwds] }
+      enterDirectory(env, command, value, inner, `${key} ${option}`)
+    }
+  }
+  for (const option of spec.script ?? []) {
+    for (const value of options.values.get(option) ?? []) {
+      if (!value.isStatic)
+        commandNote(command, "unmodelled", `${key} runs a command line only known at run time`)
+      else enqueueText(env, command, value.value, "bash", inner, `${key} ${option}`, false)
+      commandNote(command, "executes", `${key} ${option} runs a command line`)
+    }
+  }
+  let index = options.rest
+  const assignments: Array<RawAssignment> = []
+  if (spec.assignments) {
+    while (index < words.length) {
+      const match = words[index]!.isStatic
+        ? /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s.exec(words[index]!.value)
+        : null
+      if (!match) break
+      assignments.push({ name: match[1]!, value: staticWord(match[2]!) })
+      index++
+    }
+  }
+  const positional = spec.positional ?? 0
+  if (key === "flock") {
+    const file = words[index]
+    if (file) touch(env, command, file, "write", "argument", scope)
+  }
+  index += positional
+  const rest = words.slice(index)
+  if (key === "watch" && !options.flags.has("-x") && !options.flags.has("--exec") && rest.length > 0) {
+    commandNote(command, "executes", "watch runs its arguments through sh -c")
+    if (rest.some((w) => !w.isStatic))
+      commandNote(command, "unmodelled", "watch runs a command line only known at run time")
+    else enqueueText(env, command, rest.map((w) => w.value).join(" "), "bash", inner, "watch", false)
+    return
+  }
+  if (key === "cross-env-shell" && rest.length > 0) {
+    enqueueText(env, command, rest.map((w) => w.value).join(" "), "bash", inner, key, false)
+    return
+  }
+  if (rest.length === 0) return
+  if (
+    key === "sudo" &&
+    (options.flags.has("-s") ||
+      options.flags.has("-i") ||
+      options.flags.has("--shell") ||
+      options.flags.has("--login"))
+  ) {
+    commandNote(command, "executes", "sudo runs the command through a shell")
+  }
+  const child = childOf(env, command, rest, assignments, inner, key, "wrapped")
+  if (child !== undefined) command.wraps = child
+}
+
+const shell = (
+  env: Env,
+  command: MutableCommand,
+  key: string,
+  words: ReadonlyArray<Word>,
+  scope: Scope
+): void => {
+  // Options of POSIX shells: clusters of letters, `-o name`, `+o name`; `-c` takes the script
+  // from the first operand after the options.
+  let i = 1
+  let script = false
+  let stdin = false
+  while (i < words.length) {
+    const word = words[i]!
+    const text = word.value
+    if (!word.isStatic && word.raw.startsWith("-")) {
+      commandNote(command, "unmodelled", `${key}: option \`${word.raw}\` is only known at run time`)
+      i++
+      continue
+    }
+    if (text === "--" || text === "-") {
+      i++
+      if (text === "-") stdin = true
+      break
+    }
+    if (
+      text === "-o" ||
+      text === "+o" ||
+      text === "-O" ||
+      text === "+O" ||
+      text === "--rcfile" ||
+      text === "--init-file"
+    ) {
+      if (text === "--rcfile" || text === "--init-file") {
+        commandNote(command, "executes", `${key} ${text} runs a start-up file`)
+      }
+      i += 2
+      continue
+    }
+    if (/^--[a-z-]+$/.test(text)) {
+      i++
+      continue
+    }
+    if (/^[-+][a-zA-Z]+$/.test(text)) {
+      if (text.startsWith("-") && text.includes("c")) script = true
+      if (text.startsWith("-") && text.includes("s")) stdin = true
+      i++
+      continue
+    }
+    break
+  }
+  const operand = words[i]
+  if (script) {
+    commandNote(command, "executes", `${key} -c runs a command line`)
+    if (!operand) {
+      commandNote(command, "unmodelled", `${key} -c without a command line`)
+      return
+    }
+    if (!operand.isStatic) {
+      commandNote(command, "unmodelled", `${key} -c runs a command line only known at run time`)
+      return
+    }
+    enqueueText(env, command, operand.value, "bash", scope, `${key} -c`, false)
+    return
+  }
+  if (!operand || stdin) {
+    commandNote(command, "unmodelled", `${key} reads the commands it runs from standard input`)
+    commandNote(command, "executes", `${key} runs commands from standard input`)
+    return
+  }
+  commandNote(command, "executes", `${key} runs the script ${operand.raw}`)
+  touch(env, command, operand, "read", "argument", scope)
+}
+
+const POWERSHELL_VALUED = [
+  "-executionpolicy",
+  "-ep",
+  "-ex",
+  "-exec",
+  "-windowstyle",
+  "-w",
+  "-win",
+  "-version",
+  "-v",
+  "-inputformat",
+  "-inf",
+  "-if",
+  "-outputformat",
+  "-of",
+  "-o",
+  "-configurationname",
+  "-config",
+  "-custompipename",
+  "-settingsfile",
+  "-settings",
+  "-workingdirectory",
+  "-wd",
+  "-psconsolefile",
+  "-configurationfile"
+]
+const POWERSHELL_FLAGS = [
+  "-noprofile",
+  "-nop",
+  "-noninteractive",
+  "-noni",
+  "-nologo",
+  "-nol",
+  "-noexit",
+  "-noe",
+  "-sta",
+  "-mta",
+  "-login",
+  "-l",
+  "-interactive",
+  "-i",
+  "-noprofileloadtime",
+  "-help",
+  "-h",
+  "-?"
+]
+
+const powershell = (
+  env: Env,
+  command: MutableCommand,
+  key: string,
+  words: ReadonlyArray<Word>,
+  scope: Scope
+): void => {
+  let i = 1
+  let inner: Scope = scope
+  while (i < words.length) {
+    const word = words[i]!
+    const text = word.value.toLowerCase()
+    if (!word.isStatic) {
+      commandNote(command, "unmodelled", `${key}: argument \`${word.raw}\` is only known at run time`)
+      return
+    }
+    if (!/^[-/]/.test(text)) {
+      // The first operand is a script file (`pwsh script.ps1`), like -File.
+      commandNote(command, "executes", `${key} runs the script ${word.raw}`)
+      touch(env, command, word, "read", "argument", inner)
+      return
+    }
+    const option = text.replace(/^\//, "-")
+    if (isAbbreviation(option, "-command", 2) || option === "-c") {
+      commandNote(command, "executes", `${key} -Command runs a command line`)
+      const rest = words.slice(i + 1)
+      if (rest.length === 0 || (rest.length === 1 && rest[0]!.value === "-")) {
+        commandNote(command, "unmodelled", `${key} reads the commands it runs from standard input`)
+        return
+      }
+      if (rest.some((w) => !w.isStatic && !w.scriptBlock)) {
+        commandNote(command, "unmodelled", `${key} -Command runs text only known at run time`)
+        return
+      }
+      if (rest.length === 1 && rest[0]!.scriptBlock) {
+        enqueueText(env, command, rest[0]!.raw.slice(1, -1), "powershell", inner, `${key} -Command`, false)
+        return
+      }
+      enqueueText(
+        env,
+        command,
+        rest.map((w) => w.value).join(" "),
+        "powershell",
+        inner,
+        `${key} -Command`,
+        false
+      )
+      return
+    }
+    if (isAbbreviation(option, "-encodedcommand", 2) || option === "-e" || option === "-ec") {
+      commandNote(command, "executes", `${key} -EncodedCommand runs a hidden command line`)
+      const value = words[i + 1]
+      const decoded = value?.isStatic ? decodeEncodedCommand(value.value) : undefined
+      if (decoded === undefined) {
+        commandNote(
+          command,
+          "unmodelled",
+          `${key} -EncodedCommand: the value is not valid base64 UTF-16LE text`
+        )
+        return
+      }
+      enqueueText(env, command, decoded, "powershell", inner, `${key} -EncodedCommand`, false)
+      return
+    }
+    if (isAbbreviation(option, "-file", 2) || option === "-f") {
+      const file = words[i + 1]
+      commandNote(command, "executes", `${key} -File runs the script ${file?.raw ?? ""}`)
+      if (file) touch(env, command, file, "read", "argument", inner)
+      return
+    }
+    if (option === "-encodedarguments" || option === "-ea") {
+      commandNote(command, "unmodelled", `${key} ${word.value}: encoded arguments are not decoded`)
+      i += 2
+      continue
+    }
+    if (POWERSHELL_VALUED.includes(option)) {
+      if (option === "-workingdirectory" || option === "-wd") {
+        const value = words[i + 1]
+        if (value) {
+          inner = { ...scope, cwds: [...scope.cwds] }
+          enterDirectory(env, command, value, inner, `${key} -WorkingDirectory`)
+        }
+      }
+      i += 2
+      continue
+    }
+    if (POWERSHELL_FLAGS.includes(option)) {
+      i++
+      continue
+    }
+    commandNote(command, "unmodelled", `${key}: unknown parameter ${word.value}`)
+    i++
+  }
+  commandNote(command, "unmodelled", `${key} without -Command or -File reads commands interactively`)
+}
+
+const isAbbreviation = (option: string, full: string, minimum: number): boolean =>
+  option.length >= minimum + 1 && full.startsWith(option)
+
+const xargs = (env: Env, command: MutableCommand, words: ReadonlyArray<Word>, scope: Scope): void => {
+  const options = parseOptions(
+    words,
+    1,
+    [
+      "-I",
+      "-i",
+      "-n",
+      "-L",
+      "-l",
+      "-P",
+      "-s",
+      "-d",
+      "-E",
+      "-e",
+      "-a",
+      "--arg-file",
+      "--delimiter",
+      "--max-args",
+      "--max-lines",
+      "--max-procs",
+      "--max-chars",
+      "--eof",
+      "--replace",
+      "--process-slot-var"
+    ],
+    [
+      "-0",
+      "--null",
+      "-r",
+      "--no-run-if-empty",
+      "-t",
+      "--verbose",
+      "-p",
+      "--interactive",
+      "-x",
+      "--exit",
+      "-o",
+      "--open-tty",
+      "--show-limits"
+    ]
+  )
+  if (options.unknown.length > 0) {
+    commandNote(command, "unmodelled", `xargs: unknown option ${options.unknown.join(", ")}`)
+  }
+  for (const file of [...(options.values.get("-a") ?? []), ...(options.values.get("--arg-file") ?? [])]) {
+    touch(env, command, file, "read", "argument", scope)
+  }
+  commandNote(command, "executes", "xargs runs a command with arguments read from its input")
+  const replace = [...(options.values.get("-I") ?? []), ...(options.values.get("--replace") ?? [])][0]?.value
+  const rest = words.slice(options.rest).map(placeholder(replace ?? "{}"))
+  const child = childOf(
+    env,
+    command,
+    rest.length > 0 ? rest : [staticWord("echo")],
+    [],
+    scope,
+    "xargs",
+    "payload"
+  )
+  if (child !== undefined) command.wraps = child
+}
+
+// The file-name placeholder of find -exec and xargs -I is not a file of its own.
+const placeholder =
+  (marker: string) =>
+  (word: Word): Word =>
+    word.isStatic && word.value.includes(marker) ? { ...word, path: undefined } : word
+
+const FIND_EXEC = new Set(["-exec", "-execdir", "-ok", "-okdir"])
+const FIND_WRITES = new Set(["-fprint", "-fprint0", "-fprintf", "-fls"])
+// Expressions of find that take one argument (so it is not mistaken for a root).
+const FIND_VALUED = new Set([
+  "-name",
+  "-iname",
+  "-path",
+  "-ipath",
+  "-wholename",
+  "-iwholename",
+  "-regex",
+  "-iregex",
+  "-type",
+  "-xtype",
+  "-size",
+  "-perm",
+  "-user",
+  "-group",
+  "-uid",
+  "-gid",
+  "-mtime",
+  "-mmin",
+  "-atime",
+  "-amin",
+  "-ctime",
+  "-cmin",
+  "-newer",
+  "-anewer",
+  "-cnewer",
+  "-maxdepth",
+  "-mindepth",
+  "-links",
+  "-inum",
+  "-samefile",
+  "-lname",
+  "-ilname",
+  "-fstype",
+  "-context",
+  "-printf",
+  "-used",
+  "-regextype",
+  "-files0-from"
+])
+
+const find = (env: Env, command: MutableCommand, words: ReadonlyArray<Word>, scope: Scope): void => {
+  let i = 1
+  // Leading options -H -L -P -D x -Ox.
+  while (i < words.length && /^-([HLP]|D|O\d*)$/.test(words[i]!.value)) i += words[i]!.value === "-D" ? 2 : 1
+  const roots: Array<Word> = []
+  while (i < words.length && !/^[-(!),]/.test(words[i]!.value)) roots.push(words[i++]!)
+  let destructive = false
+  while (i < words.length) {
+    const text = words[i]!.value
+    if (FIND_EXEC.has(text)) {
+      let end = i + 1
+      while (end < words.length && words[end]!.value !== ";" && words[end]!.value !== "+") end++
+      const inner = words.slice(i + 1, end)
+      commandNote(
+        command,
+        "executes",
+        `find ${text} runs \`${inner.map((w) => w.value).join(" ")}\` for each file`
+      )
+      childOf(env, command, inner.map(placeholder("{}")), [], scope, `find ${text}`, "payload")
+      i = end + 1
+      continue
+    }
+    if (FIND_WRITES.has(text)) {
+      commandNote(command, "writes", `find ${text} writes a file`)
+      const file = words[i + 1]
+      if (file) touch(env, command, file, "write", "argument", scope)
+      i += text === "-fprintf" ? 3 : 2
+      continue
+    }
+    if (text === "-delete") {
+      destructive = true
+      commandNote(command, "destructive", "find -delete removes every file it finds")
+    }
+    if (FIND_VALUED.has(text)) {
+      if (
+        text === "-newer" ||
+        text === "-anewer" ||
+        text === "-cnewer" ||
+        text === "-samefile" ||
+        text === "-files0-from"
+      ) {
+        const file = words[i + 1]
+        if (file) touch(env, command, file, "read", "argument", scope)
+      }
+      i += 2
+      continue
+    }
+    i++
+  }
+  for (const root of roots.length > 0 ? roots : [staticWord(".")]) {
+    touch(env, command, root, destructive ? "write" : "read", "argument", scope)
+  }
+}
+
+const startProcess = (env: Env, command: MutableCommand, words: ReadonlyArray<Word>, scope: Scope): void => {
+  commandNote(command, "executes", "Start-Process runs a program")
+  let file: Word | undefined
+  let args: Array<Word> = []
+  const positional: Array<Word> = []
+  for (let i = 1; i < words.length; i++) {
+    const word = words[i]!
+    if (word.parameter) {
+      const name = word.value.toLowerCase()
+      const value = words[i + 1]
+      if (isAbbreviation(name, "-filepath", 1) || name === "-path") {
+        file = value
+        i++
+      } else if (isAbbreviation(name, "-argumentlist", 1) || name === "-args") {
+        if (value) args = value.items ? [...value.items] : [value]
+        i++
+      } else if (isAbbreviation(name, "-workingdirectory", 1)) {
+        if (value) touch(env, command, value, "read", "cd", scope)
+        i++
+      } else if (isAbbreviation(name, "-verb", 2)) {
+        if (value && /runas/i.test(value.value))
+          commandNote(command, "executes", "Start-Process -Verb RunAs runs elevated")
+        i++
+      } else if (/^-(redirectstandard(output|error))/i.test(name)) {
+        if (value) touch(env, command, value, "write", "argument", scope)
+        i++
+      } else if (/^-(redirectstandardinput)/i.test(name)) {
+        if (value) touch(env, command, value, "read", "argument", scope)
+        i++
+      } else if (!Programs.POWERSHELL_SWITCHES.has(name) && name !== "-nonewwindow" && name !== "-passthru") {
+        i++
+      }
+      continue
+    }
+    positional.push(word)
+  }
+  if (!file) file = positional.shift()
+  if (args.length === 0 && positional[0])
+    args = positional[0].items ? [...positional[0].items] : [positional[0]]
+  if (!file) return
+  if (!file.isStatic || args.some((a) => !a.isStatic)) {
+    commandNote(command, "unmodelled", "Start-Process runs a program or arguments only known at run time")
+  }
+  // A single argument string is a command line the program splits itself.
+  const argv = args.length === 1 ? args[0]!.value.split(/\s+/).filter(Boolean).map(staticWord) : args
+  const child = childOf(env, command, [file, ...argv], [], scope, "Start-Process", "payload")
+  if (child !== undefined) command.wraps = child
+}
+
+// ---------------------------------------------------------------------------------------
+// Directories
+
+const changeDirectory = (
+  env: Env,
+  command: MutableCommand,
+  key: string,
+  words: ReadonlyArray<Word>,
+  scope: Scope,
+  leading: boolean
+): void => {
+  const args = words
+    .slice(1)
+    .filter((w) => !(w.parameter || (/^-[LPe@]+$/.test(w.value) && key !== "pop-location")))
+  if (key === "popd" || key === "pop-location") {
+    // Returns to a directory this text already moved from: the set already holds it.
+    if (!env.seen.has("pushd"))
+      commandNote(command, "unmodelled", `${words[0]!.value} returns to a directory set before this command`)
+    return
+  }
+  if (key === "pushd" || key === "push-location") env.seen.add("pushd")
+  const target = args[0]
+  if (!target) {
+    if (key === "cd" || key === "chdir" || key === "set-location")
+      enterDirectory(env, command, staticWord(env.home), scope, key)
+    return
+  }
+  if (target.isStatic && target.value === "-") {
+    if (!env.seen.has("cd"))
+      commandNote(command, "unmodelled", "`cd -` returns to a directory set before this command")
+    return
+  }
+  if (/^[+-]\d+$/.test(target.value) && (key === "pushd" || key === "popd")) return
+  enterDirectory(env, command, target, scope, key, leading)
+}
+
+/**
+ * Adds the target to the directories later commands may run in. Only the very first
+ * command of the text, moving into a directory that exists, replaces them (it cannot be
+ * skipped and will succeed); anywhere else the move may not happen, so both count.
+ */
+const enterDirectory = (
+  env: Env,
+  command: MutableCommand,
+  target: Word,
+  scope: Scope,
+  via: string,
+  leading = false
+): void => {
+  env.seen.add("cd")
+  const targets = resolveWord(command, target, scope, "read")
+  if (targets === undefined) {
+    scope.unknown = true
+    commandNote(
+      command,
+      "unmodelled",
+      `${via}: the directory \`${target.raw}\` is only known at run time, so later paths are too`
+    )
+    return
+  }
+  const replace =
+    leading &&
+    scope.cwds.length === 1 &&
+    targets.length === 1 &&
+    env.resolver.resolve(targets[0]!.absolute).directory
+  if (replace) scope.cwds.length = 0
+  for (const { absolute, text } of targets) {
+    const real = env.resolver.real(absolute)
+    addPath(env, {
+      text,
+      path: real,
+      access: "read",
+      via: "cd",
+      inside: env.resolver.inside(real),
+      directory: real,
+      isDirectory: true,
+      command: command.index,
+      ...(env.resolver.inside(real) ? { relative: env.resolver.relative(real) } : {})
+    })
+    if (!scope.cwds.includes(absolute)) scope.cwds.push(absolute)
+  }
+  if (scope.cwds.length > MAX_DIRECTORIES) {
+    scope.cwds.splice(0, scope.cwds.length - MAX_DIRECTORIES)
+    commandNote(command, "unmodelled", "too many directory changes to follow")
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Paths
+
+const URL_LIKE = /^[a-z][a-z0-9+.-]*:\/\//i
+
+const looksLikePath = (raw: string): boolean => /[/\\]|^~|^\.\.?$/.test(raw)
+
+/** Absolute candidates for a word: one per directory the command may run in. */
+const resolveWord = (
+  command: MutableCommand,
+  word: Word,
+  scope: Scope,
+  access: "read" | "write"
+): Array<{ absolute: string; text: string }> | undefined => {
+  let path = word.path
+  if (path === undefined) return undefined
+  if (scope.dialect === "powershell" || process.platform === "win32") {
+    const provider = /^([A-Za-z][\w.]*)::(.*)$/s.exec(path)
+    if (provider) {
+      if (provider[1]!.toLowerCase().endsWith("filesystem")) path = provider[2]!
+      else return []
+    }
+    const drive = /^([A-Za-z]{2,}):(.*)$/s.exec(path)
+    if (drive) {
+      const name = drive[1]!.toLowerCase()
+      if (access === "write" && (name === "function" || name === "alias" || name === "variable")) {
+        commandNote(
+          command,
+          "unmodelled",
+          `writes to the PowerShell ${drive[1]}: drive: later names may not mean what they say`
+        )
+      }
+      if (name === "env" && access === "write")
+        commandNote(command, "executes", "changes environment variables")
+      return []
+    }
+    if (process.platform !== "win32") path = path.replace(/\\/g, "/")
+  }
+  if (process.platform !== "win32" && /^[A-Za-z]:[\\/]/.test(path)) {
+    return [{ absolute: `/${path.replace(/\\/g, "/")}`, text: word.raw }]
+  }
+  if (word.glob) path = globPrefix(path)
+  const out: Array<{ absolute: string; text: string }> = []
+  const seen = new Set<string>()
+  for (const cwd of scope.cwds) {
+    const absolute = NodePath.resolve(cwd, path === "" ? "." : path)
+    if (!seen.has(absolute)) {
+      seen.add(absolute)
+      out.push({ absolute, text: word.raw })
+    }
+  }
+  if (scope.unknown && !NodePath.isAbsolute(path)) {
+    commandNote(command, "unmodelled", `\`${word.raw}\` is relative to a directory only known at run time`)
+  }
+  return out
+}
+
+export const touch = (
+  env: Env,
+  command: MutableCommand,
+  word: Word,
+  access: "read" | "write",
+  via: PathAccess["via"],
+  scope: Scope
+): void => {
+  if (word.isStatic && URL_LIKE.test(word.value)) return
+  if (word.path !== undefined) {
+    const exempt = access === "write" ? Programs.HARMLESS_WRITES : Programs.HARMLESS_READS
+    if (exempt.has(word.path)) return
+  }
+  if (word.path === undefined) {
+    if (scope.dialect === "powershell" && /^\$null$/i.test(word.raw)) return
+    if (access === "write") {
+      commandNote(command, "unmodelled", `writes to \`${word.raw}\`, a file only known at run time`)
+    } else if (looksLikePath(word.raw)) {
+      commandNote(command, "unmodelled", `the path \`${word.raw}\` is only known at run time`)
+    }
+    return
+  }
+  if (word.path === "" && !word.glob) return
+  if (word.glob && access === "write") {
+    for (const cwd of scope.cwds) {
+      const matches = expandGlob(word.path, cwd)
+      if (matches === undefined) {
+        commandNote(
+          command,
+          "unmodelled",
+          `writes to \`${word.raw}\`, a glob that matches too many files to judge`
+        )
+        continue
+      }
+      for (const match of matches) record(env, command, match, word.raw, access, via)
+    }
+  }
+  const targets = resolveWord(command, word, scope, access)
+  if (targets === undefined) return
+  for (const { absolute, text } of targets) record(env, command, absolute, text, access, via)
+}
+
+const record = (
+  env: Env,
+  command: MutableCommand,
+  absolute: string,
+  text: string,
+  access: "read" | "write",
+  via: PathAccess["via"]
+): void => {
+  const { real, directory: isDirectory } = env.resolver.resolve(absolute)
+  const inside = env.resolver.inside(real)
+  addPath(env, {
+    text,
+    path: real,
+    access,
+    via,
+    inside,
+    directory: isDirectory ? real : NodePath.dirname(real),
+    isDirectory,
+    command: command.index,
+    ...(inside ? { relative: env.resolver.relative(real) } : {})
+  })
+}
+
+const addPath = (env: Env, path: PathAccess): void => {
+  if (env.paths.some((p) => p.path === path.path && p.access === path.access && p.via === path.via)) return
+  env.paths.push(path)
+}
+
+const commandRedirect = (env: Env, command: MutableCommand, redirect: RawRedirect, scope: Scope): void => {
+  if (redirect.access !== "read" && redirect.access !== "write") return
+  const target = redirect.target
+  if (!target) return
+  if (/^[<>]\(/.test(target.raw)) return
+  if (
+    redirect.access === "write" &&
+    !(target.path !== undefined && Programs.HARMLESS_WRITES.has(target.path))
+  ) {
+    if (!(scope.dialect === "powershell" && /^\$null$/i.test(target.raw))) {
+      commandNote(command, "writes", `redirects output into \`${target.raw}\``)
+    }
+  }
+  touch(env, command, target, redirect.access, "redirect", scope)
+}
+
+// ---------------------------------------------------------------------------------------
+// Arguments as files
+
+const argumentPaths = (
+  env: Env,
+  command: MutableCommand,
+  key: string,
+  words: ReadonlyArray<Word>,
+  scope: Scope
+): void => {
+  if (Programs.NO_PATH_ARGUMENTS.has(key)) return
+  const ps = scope.dialect === "powershell"
+  const writeOptions = Programs.WRITE_OPTIONS.get(key) ?? []
+  const patternOptions = Programs.PATTERN_FIRST.get(key)
+  const operands: Array<Word> = []
+  let patternGiven = false
+  let targetDirectory = false
+  let endOfOptions = false
+  let start = 1
+  if (key === "git") {
+    // Global options before the subcommand: -C and --git-dir name directories.
+    while (start < words.length && words[start]!.value.startsWith("-")) {
+      const option = words[start]!.value
+      if (option === "-C" || option === "--git-dir" || option === "--work-tree") {
+        const value = words[start + 1]
+        if (value) touch(env, command, value, "read", "argument", scope)
+        start += 2
+      } else if (
+        option === "-c" ||
+        option === "--namespace" ||
+        option === "--config-env" ||
+        option === "--super-prefix"
+      ) {
+        start += 2
+      } else {
+        const eq = /^--(git-dir|work-tree)=(.*)$/s.exec(option)
+        if (eq)
+          touch(
+            env,
+            command,
+            { ...staticWord(eq[2]!), path: eq[2]!.startsWith("~") ? env.home + eq[2]!.slice(1) : eq[2]! },
+            "read",
+            "argument",
+            scope
+          )
+        start++
+      }
+    }
+  }
+  const writesAll =
+    Programs.WRITES_ALL.has(key) ||
+    (key === "sed" && sedInPlace(words)) ||
+    ((key === "perl" || key === "ruby") && words.some((w) => /^-[a-zA-Z]*i/.test(w.value)))
+  for (let i = start; i < words.length; i++) {
+    const word = words[i]!
+    if (word.scriptBlock) continue
+    if (ps && word.parameter) {
+      const name = word.value.toLowerCase()
+      const value = words[i + 1]
+      const isPathParameter = [...Programs.POWERSHELL_PATH_PARAMETERS].some(
+        (p) => isAbbreviation(name, p, 2) || name === p
+      )
+      if (isPathParameter && value && !value.parameter) {
+        const writes =
+          writeOptions.some((o) => isAbbreviation(name, o, 2) || name === o) ||
+          (writesAll && /^-(path|literalpath|lp|filepath)/.test(name))
+        if (name.startsWith("-workingdirectory")) touch(env, command, value, "read", "cd", scope)
+        else touch(env, command, value, writes ? "write" : "read", "argument", scope)
+        i++
+      }
+      continue
+    }
+    const text = word.value
+    if (!endOfOptions && word.isStatic && text === "--") {
+      endOfOptions = true
+      continue
+    }
+    if (!endOfOptions && (word.isStatic ? text.startsWith("-") && text !== "-" : word.raw.startsWith("-"))) {
+      const eq = /^(--?[^=]+)=(.*)$/s.exec(text)
+      const option = eq ? eq[1]! : text
+      if (
+        patternOptions?.includes(option) ||
+        patternOptions?.some((o) => o.length === 2 && text.startsWith(o))
+      ) {
+        patternGiven = true
+      }
+      if (option === "-t" || option === "--target-directory") targetDirectory = true
+      if (writeOptions.includes(option)) {
+        if (eq)
+          touch(
+            env,
+            command,
+            { ...word, value: eq[2]!, raw: eq[2]!, path: word.path === undefined ? undefined : eq[2]! },
+            "write",
+            "argument",
+            scope
+          )
+        else if (words[i + 1]) {
+          touch(env, command, words[i + 1]!, "write", "argument", scope)
+          i++
+        }
+        continue
+      }
+      if (eq && word.path !== undefined && /^(\/|~|\.\.?\/)/.test(eq[2]!)) {
+        const value = eq[2]!.startsWith("~") ? env.home + eq[2]!.slice(1) : eq[2]!
+        touch(env, command, { ...word, value, raw: eq[2]!, path: value }, "read", "argument", scope)
+      }
+      continue
+    }
+    if (word.isStatic && /^[A-Za-z_][A-Za-z0-9_]*=/.test(text)) {
+      const [name, ...rest] = text.split("=")
+      const value = rest.join("=")
+      if (key === "dd" && (name === "of" || name === "if")) {
+        touch(
+          env,
+          command,
+          { ...word, value, raw: value, path: value },
+          name === "of" ? "write" : "read",
+          "argument",
+          scope
+        )
+        if (name === "of") commandNote(command, "writes", `dd writes ${value}`)
+      } else if (/^(\/|~)/.test(value)) {
+        touch(
+          env,
+          command,
+          { ...word, value, raw: value, path: value.startsWith("~") ? env.home + value.slice(1) : value },
+          "read",
+          "argument",
+          scope
+        )
+      }
+      continue
+    }
+    operands.push(word)
+  }
+  if (patternOptions !== undefined && !patternGiven) operands.shift()
+  if (key === "git" || key === "npm" || key === "pnpm" || key === "yarn" || key === "cargo" || key === "go") {
+    // Subcommand words are not files.
+    operands.shift()
+  }
+  operands.forEach((word, index) => {
+    let access: "read" | "write" = "read"
+    if (writesAll) access = "write"
+    else if (
+      Programs.WRITES_LAST.has(key) &&
+      !targetDirectory &&
+      index === operands.length - 1 &&
+      operands.length > 1
+    )
+      access = "write"
+    else if (key === "mv") access = "write"
+    touch(env, command, word, access, "argument", scope)
+  })
+}
+
+const sedInPlace = (words: ReadonlyArray<Word>): boolean =>
+  words.some((w) => w.isStatic && (w.value.startsWith("--in-place") || /^-[a-zA-Z]*i/.test(w.value)))

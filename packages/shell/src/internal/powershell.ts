@@ -1,0 +1,455 @@
+// Walks a tree-sitter-powershell tree: every command anywhere (pipelines, chains, script
+// blocks, sub-expressions, strings), as words, plus whatever the walk could not model.
+import type { Node } from "web-tree-sitter"
+import { clip } from "./bash.ts"
+import type { RawCommand, RawRedirect, WalkResult, Word } from "./model.ts"
+import { emptyWalk } from "./model.ts"
+
+interface Context {
+  readonly home: string
+  readonly source: string
+  readonly out: WalkResult
+}
+
+// Expression and statement nodes whose children are simply walked.
+const CONTAINERS = new Set([
+  "program",
+  "statement_list",
+  "pipeline",
+  "pipeline_chain",
+  "pipeline_chain_tail",
+  "empty_statement",
+  "command_elements",
+  "command_name_expr",
+  "array_literal_expression",
+  "unary_expression",
+  "expression_with_unary_operator",
+  "string_literal",
+  "expandable_string_literal",
+  "expandable_here_string_literal",
+  "variable",
+  "sub_expression",
+  "parenthesized_expression",
+  "array_expression",
+  "script_block_expression",
+  "script_block",
+  "script_block_body",
+  "param_block",
+  "parameter_list",
+  "script_parameter",
+  "script_parameter_default",
+  "attribute",
+  "attribute_list",
+  "attribute_name",
+  "attribute_arguments",
+  "attribute_argument",
+  "logical_expression",
+  "bitwise_expression",
+  "comparison_expression",
+  "additive_expression",
+  "multiplicative_expression",
+  "format_expression",
+  "range_expression",
+  "integer_literal",
+  "redirection",
+  "redirections",
+  "redirected_file_name",
+  "left_assignment_expression",
+  "if_statement",
+  "elseif_clauses",
+  "elseif_clause",
+  "else_clause",
+  "foreach_statement",
+  "foreach_parameter",
+  "for_statement",
+  "for_initializer",
+  "for_condition",
+  "for_iterator",
+  "while_statement",
+  "while_condition",
+  "do_statement",
+  "switch_statement",
+  "switch_parameters",
+  "switch_parameter",
+  "switch_condition",
+  "switch_filename",
+  "switch_body",
+  "switch_clauses",
+  "switch_clause",
+  "switch_clause_condition",
+  "try_statement",
+  "catch_clauses",
+  "catch_clause",
+  "catch_type_list",
+  "finally_clause",
+  "trap_statement",
+  "statement_block",
+  "hash_literal_expression",
+  "hash_literal_body",
+  "hash_entry",
+  "key_expression",
+  "member_access",
+  "member_name",
+  "element_access",
+  "type_literal",
+  "type_spec",
+  "type_name",
+  "array_type_name",
+  "generic_type_name",
+  "generic_type_arguments",
+  "dimension",
+  "cast_expression",
+  "pre_increment_expression",
+  "pre_decrement_expression",
+  "post_increment_expression",
+  "post_decrement_expression",
+  "flow_control_statement",
+  "label_expression",
+  "function_parameter_declaration",
+  "named_block",
+  "named_block_list",
+  "argument_list",
+  "argument_expression_list",
+  "argument_expression",
+  "logical_argument_expression",
+  "bitwise_argument_expression",
+  "comparison_argument_expression",
+  "additive_argument_expression",
+  "multiplicative_argument_expression",
+  "format_argument_expression",
+  "range_argument_expression"
+])
+
+const LEAVES = new Set([
+  "command_name",
+  "path_command_name",
+  "path_command_name_token",
+  "command_argument_sep",
+  "command_invokation_operator",
+  "command_parameter",
+  "generic_token",
+  "verbatim_string_characters",
+  "verbatim_here_string_characters",
+  "braced_variable",
+  "decimal_integer_literal",
+  "hexadecimal_integer_literal",
+  "real_literal",
+  "simple_name",
+  "type_identifier",
+  "comparison_operator",
+  "format_operator",
+  "file_redirection_operator",
+  "merging_redirection_operator",
+  "assignement_operator",
+  "label",
+  "comment",
+  "function_name",
+  "block_name"
+])
+
+export const walkPowerShell = (root: Node, source: string, home: string): WalkResult => {
+  const ctx: Context = { home, source, out: emptyWalk() }
+  visit(root, ctx)
+  return ctx.out
+}
+
+const visit = (node: Node, ctx: Context): void => {
+  if (node.isMissing) {
+    ctx.out.problems.push(`the command is incomplete: tree-sitter expected \`${node.type}\``)
+    return
+  }
+  if (!node.isNamed) return
+  switch (node.type) {
+    case "command": {
+      const built = buildCommand(node, ctx)
+      ctx.out.commands.push(
+        ctx.out.commands.length === 0 && isLeading(node) ? { ...built, leading: true } : built
+      )
+      visitChildren(node, ctx)
+      return
+    }
+    case "ERROR": {
+      ctx.out.problems.push(`tree-sitter could not parse \`${clip(node.text)}\``)
+      ctx.out.errors.push(node.text)
+      const salvaged = salvage(node, ctx)
+      if (salvaged) ctx.out.commands.push(salvaged)
+      visitChildren(node, ctx)
+      return
+    }
+    case "function_statement": {
+      const name = node.namedChildren.find((c) => c.type === "function_name")
+      if (name) ctx.out.functions.add(name.text.toLowerCase())
+      visitChildren(node, ctx)
+      return
+    }
+    case "invokation_expression":
+    case "invokation_foreach_expression":
+      ctx.out.problems.push(`calls a method (\`${clip(node.text)}\`), which can run anything`)
+      visitChildren(node, ctx)
+      return
+    case "stop_parsing":
+      ctx.out.problems.push(
+        `\`--%\` passes the rest of the line to the program unparsed: \`${clip(node.text)}\``
+      )
+      return
+    case "assignment_expression":
+      assignment(node, ctx)
+      visitChildren(node, ctx)
+      return
+    default:
+      if (CONTAINERS.has(node.type)) {
+        visitChildren(node, ctx)
+        return
+      }
+      if (LEAVES.has(node.type)) return
+      ctx.out.problems.push(`unsupported PowerShell construct ${node.type}: \`${clip(node.text)}\``)
+      visitChildren(node, ctx)
+  }
+}
+
+// The first command of the program, enclosed only by statement lists and pipeline chains.
+const isLeading = (node: Node): boolean => {
+  let current: Node = node
+  for (let parent = current.parent; parent !== null; current = parent, parent = parent.parent) {
+    if (parent.type === "program") return true
+    if (parent.type !== "statement_list" && parent.type !== "pipeline" && parent.type !== "pipeline_chain")
+      return false
+    const first = parent.namedChildren.find((c: Node) => c.type !== "comment" && c.type !== "empty_statement")
+    if (first?.id !== current.id) return false
+  }
+  return false
+}
+
+const visitChildren = (node: Node, ctx: Context): void => {
+  for (const child of node.children) visit(child, ctx)
+}
+
+// `$env:NAME = value` sets the environment of every later command.
+const assignment = (node: Node, ctx: Context): void => {
+  const left = node.namedChildren.find((c) => c.type === "left_assignment_expression")
+  const target = left?.descendantsOfType("variable")[0]
+  const match = target ? /^\$\{?env:([A-Za-z_][A-Za-z0-9_]*)\}?$/i.exec(target.text) : null
+  if (!match) return
+  const value = node.childForFieldName("value")
+  ctx.out.commands.push({
+    source: node.text.trim(),
+    assignments: [{ name: match[1]!, value: value ? wordOf(value, ctx) : dynamicWord("") }],
+    words: [],
+    redirects: [],
+    problems: []
+  })
+}
+
+const buildCommand = (node: Node, ctx: Context): RawCommand => {
+  const words: Array<Word> = []
+  const redirects: Array<RawRedirect> = []
+  const problems: Array<string> = []
+  let callOperator: "&" | "." | undefined
+  for (const child of node.children) {
+    switch (child.type) {
+      case "command_invokation_operator":
+        callOperator = child.text.trim() === "." ? "." : "&"
+        break
+      case "command_name":
+      case "path_command_name":
+        words.push(bareword(child.text, ctx))
+        break
+      case "command_name_expr": {
+        const inner = child.namedChildren[0]
+        words.push(inner ? wordOf(inner, ctx) : dynamicWord(child.text))
+        break
+      }
+      case "command_elements":
+        for (const element of child.namedChildren) {
+          if (element.type === "command_argument_sep" || element.type === "comment") continue
+          if (element.type === "redirection") {
+            redirects.push(buildRedirect(element, ctx))
+            continue
+          }
+          if (element.type === "stop_parsing") {
+            problems.push(`\`--%\` passes the rest of the line to the program unparsed`)
+            words.push(dynamicWord(element.text))
+            continue
+          }
+          if (element.type === "ERROR") continue
+          words.push(wordOf(element, ctx))
+        }
+        break
+      default:
+        break
+    }
+  }
+  const base = { source: node.text.trim(), assignments: [], words, redirects, problems }
+  return callOperator ? { ...base, callOperator } : base
+}
+
+// Tokens of an ERROR node that starts like a command (`git diff --` in PowerShell): judged
+// as the command they spell, on top of the note the ERROR itself produces.
+const salvage = (node: Node, ctx: Context): RawCommand | undefined => {
+  const children = node.children
+  const start = children.findIndex((c) => c.type === "command_name")
+  if (start === -1) return undefined
+  const words: Array<Word> = []
+  for (const child of children.slice(start)) {
+    if (child.type === "command_argument_sep") continue
+    if (child.type === "command_name" || child.type === "generic_token" || child.type === "simple_name") {
+      words.push(bareword(child.text, ctx))
+    } else if (child.type === "command_parameter" || child.type === "--") {
+      words.push({ ...bareword(child.text, ctx), parameter: true })
+    } else break
+  }
+  return {
+    source: node.text.trim(),
+    assignments: [],
+    words,
+    redirects: [],
+    problems: []
+  }
+}
+
+const buildRedirect = (node: Node, ctx: Context): RawRedirect => {
+  const merging = node.namedChildren.find((c) => c.type === "merging_redirection_operator")
+  if (merging)
+    return { operator: merging.text, descriptor: undefined, target: undefined, access: "duplicate" }
+  const operator = node.namedChildren.find((c) => c.type === "file_redirection_operator")?.text ?? ">"
+  const file = node.namedChildren.find((c) => c.type === "redirected_file_name")
+  const element = file?.namedChildren.find((c) => c.type !== "command_argument_sep")
+  const target = element ? wordOf(element, ctx) : undefined
+  // The operator carries its stream number (`2>`, `*>`).
+  return { operator, descriptor: undefined, target, access: operator.startsWith("<") ? "read" : "write" }
+}
+
+const dynamicWord = (raw: string): Word => ({
+  value: raw,
+  raw,
+  isStatic: false,
+  path: undefined,
+  glob: false
+})
+
+const KNOWN_HOME = /^\$(?:\{)?(?:env:)?(home|userprofile)\}?$/i
+
+const variableWord = (text: string, ctx: Context): Word => {
+  if (KNOWN_HOME.test(text)) return { ...dynamicWord(text), path: ctx.home }
+  if (/^\$\{?pwd\}?$/i.test(text)) return { ...dynamicWord(text), path: "." }
+  return dynamicWord(text)
+}
+
+// A bare token: backtick escapes resolved; `$` inside makes it dynamic; `~` is home.
+const bareword = (text: string, ctx: Context): Word => {
+  if (text.includes("$")) return dynamicWord(text)
+  const value = unescapeBacktick(text)
+  const glob = /[*?[]/.test(value)
+  let path: string | undefined = value
+  if (value === "~" || value.startsWith("~/") || value.startsWith("~\\")) path = ctx.home + value.slice(1)
+  return { value, raw: text, isStatic: true, path, glob }
+}
+
+const BACKTICK_ESCAPES: Record<string, string> = {
+  "0": "\0",
+  a: "\x07",
+  b: "\b",
+  e: "\x1b",
+  f: "\f",
+  n: "\n",
+  r: "\r",
+  t: "\t",
+  v: "\v"
+}
+
+const unescapeBacktick = (text: string): string =>
+  text.includes("`") ? text.replace(/`(.)/gs, (_, c: string) => BACKTICK_ESCAPES[c] ?? c) : text
+
+export const wordOf = (node: Node, ctx: Context): Word => {
+  switch (node.type) {
+    case "generic_token":
+    case "command_name":
+    case "simple_name":
+      return bareword(node.text, ctx)
+    case "command_parameter":
+      return { ...bareword(node.text.replace(/:$/, ""), ctx), parameter: true }
+    case "array_literal_expression": {
+      const items = node.namedChildren.filter((c) => c.type !== "command_argument_sep")
+      if (items.length === 1) return wordOf(items[0]!, ctx)
+      const words = items.map((item) => wordOf(item, ctx))
+      const isStatic = words.every((w) => w.isStatic)
+      return {
+        value: isStatic ? words.map((w) => w.value).join(",") : node.text,
+        raw: node.text,
+        isStatic,
+        path: undefined,
+        glob: false,
+        items: words
+      }
+    }
+    case "unary_expression":
+    case "string_literal": {
+      const only = node.namedChildren
+      if (only.length === 1) return wordOf(only[0]!, ctx)
+      return dynamicWord(node.text)
+    }
+    case "expression_with_unary_operator": {
+      const match = /^-\s*(\d+(?:\.\d+)?)$/.exec(node.text)
+      return match ? literal(`-${match[1]}`) : dynamicWord(node.text)
+    }
+    case "integer_literal":
+    case "real_literal":
+      return literal(node.text)
+    case "verbatim_string_characters":
+    case "verbatim_here_string_characters":
+      return literal(verbatim(node.text))
+    case "expandable_string_literal":
+    case "expandable_here_string_literal":
+      return expandable(node, ctx)
+    case "variable":
+      return variableWord(node.text, ctx)
+    case "script_block_expression":
+      return { ...dynamicWord(node.text), scriptBlock: true }
+    default:
+      return dynamicWord(node.text)
+  }
+}
+
+const literal = (value: string): Word => ({ value, raw: value, isStatic: true, path: value, glob: false })
+
+const verbatim = (text: string): string => {
+  if (text.startsWith("@'"))
+    return text
+      .slice(2, -2)
+      .replace(/^\r?\n/, "")
+      .replace(/\r?\n$/, "")
+  return text.slice(1, -1).replaceAll("''", "'")
+}
+
+const expandable = (node: Node, ctx: Context): Word => {
+  const here = node.text.startsWith('@"')
+  const open = here ? 2 : 1
+  const start = node.startIndex + open
+  const end = node.endIndex - open
+  let value = ""
+  let path: string | undefined = ""
+  let isStatic = true
+  let cursor = start
+  const text = (from: number, to: number) => {
+    if (to <= from) return
+    const piece = unescapeBacktick(ctx.source.slice(from, to).replaceAll('""', '"'))
+    value += piece
+    if (path !== undefined) path += piece
+  }
+  for (const child of node.namedChildren) {
+    text(cursor, child.startIndex)
+    const inner = child.type === "variable" ? variableWord(child.text, ctx) : dynamicWord(child.text)
+    isStatic = false
+    path = path !== undefined && inner.path !== undefined ? path + inner.path : undefined
+    cursor = child.endIndex
+  }
+  text(cursor, end)
+  if (here) value = value.replace(/^\r?\n/, "").replace(/\r?\n$/, "")
+  return {
+    value: isStatic ? value : node.text,
+    raw: node.text,
+    isStatic,
+    path: isStatic ? value : path,
+    glob: false
+  }
+}

@@ -1,0 +1,62 @@
+// Process-group bookkeeping for ShellProcess: signalling a group and telling whether any
+// live process is left in it. Internal: no other package may import this.
+import { readdirSync, readFileSync } from "node:fs"
+
+/** Sends `signal` to every process of group `pgid`; false when the group no longer exists. */
+export const signalGroup = (pgid: number, signal: NodeJS.Signals | 0): boolean => {
+  try {
+    process.kill(-pgid, signal)
+    return true
+  } catch (error) {
+    // EPERM: the group exists but we may not signal it (only zombies left on some systems).
+    return (error as NodeJS.ErrnoException).code === "EPERM"
+  }
+}
+
+// Field 3 of /proc/<pid>/stat is the state, field 5 the process group. The command name
+// (field 2) is in parentheses and may itself contain spaces or parentheses.
+const statOf = (pid: string): { readonly state: string; readonly pgrp: number } | undefined => {
+  let text: string
+  try {
+    text = readFileSync(`/proc/${pid}/stat`, "latin1")
+  } catch {
+    return undefined
+  }
+  const rest = text.slice(text.lastIndexOf(")") + 2).split(" ")
+  return { state: rest[0] ?? "", pgrp: Number(rest[2]) }
+}
+
+/**
+ * The pids of the group's members that are still running (zombies excluded), read from
+ * /proc on Linux. A zombie whose parent never reaps it (a container whose PID 1 is not an
+ * init) is dead for our purpose: it holds no pipe and runs no code.
+ */
+export const liveMembers = (pgid: number): ReadonlyArray<number> => {
+  const out: Array<number> = []
+  let entries: Array<string>
+  try {
+    entries = readdirSync("/proc")
+  } catch {
+    return out
+  }
+  for (const entry of entries) {
+    const code = entry.charCodeAt(0)
+    if (code < 48 || code > 57) continue
+    const stat = statOf(entry)
+    if (stat !== undefined && stat.pgrp === pgid && stat.state !== "Z" && stat.state !== "X") {
+      out.push(Number(entry))
+    }
+  }
+  return out
+}
+
+const hasProc = process.platform === "linux"
+
+/**
+ * Whether any live process is left in group `pgid`. Without /proc, a group that can still be
+ * signalled counts as alive (zombies included), so waits run to their bound.
+ */
+export const groupAlive = (pgid: number): boolean => {
+  if (!signalGroup(pgid, 0)) return false
+  return hasProc ? liveMembers(pgid).length > 0 : true
+}

@@ -1,0 +1,864 @@
+// What the analysis knows about programs: which change directory, which wrap another
+// command (and their options), which are shells or interpreters, which environment
+// variables make programs run other programs, and which never take file arguments.
+// Names are looked up lower-cased.
+
+/** Commands that change the working directory of the shell. */
+export const DIRECTORY_COMMANDS: ReadonlySet<string> = new Set([
+  "cd",
+  "chdir",
+  "pushd",
+  "popd",
+  "set-location",
+  "push-location",
+  "pop-location"
+])
+
+/** PowerShell aliases (lower-cased) to the cmdlet they run. */
+export const POWERSHELL_ALIASES: ReadonlyMap<string, string> = new Map([
+  ["rm", "Remove-Item"],
+  ["del", "Remove-Item"],
+  ["erase", "Remove-Item"],
+  ["ri", "Remove-Item"],
+  ["rd", "Remove-Item"],
+  ["rmdir", "Remove-Item"],
+  ["cp", "Copy-Item"],
+  ["copy", "Copy-Item"],
+  ["cpi", "Copy-Item"],
+  ["mv", "Move-Item"],
+  ["move", "Move-Item"],
+  ["mi", "Move-Item"],
+  ["cat", "Get-Content"],
+  ["gc", "Get-Content"],
+  ["type", "Get-Content"],
+  ["sc", "Set-Content"],
+  ["ac", "Add-Content"],
+  ["ni", "New-Item"],
+  ["md", "New-Item"],
+  ["mkdir", "New-Item"],
+  ["ls", "Get-ChildItem"],
+  ["dir", "Get-ChildItem"],
+  ["gci", "Get-ChildItem"],
+  ["cd", "Set-Location"],
+  ["sl", "Set-Location"],
+  ["chdir", "Set-Location"],
+  ["pushd", "Push-Location"],
+  ["popd", "Pop-Location"],
+  ["iex", "Invoke-Expression"],
+  ["icm", "Invoke-Command"],
+  ["saps", "Start-Process"],
+  ["start", "Start-Process"],
+  ["ii", "Invoke-Item"],
+  ["echo", "Write-Output"],
+  ["write", "Write-Output"],
+  ["iwr", "Invoke-WebRequest"],
+  ["irm", "Invoke-RestMethod"],
+  ["ren", "Rename-Item"],
+  ["rni", "Rename-Item"],
+  ["clc", "Clear-Content"],
+  ["si", "Set-Item"],
+  ["sal", "Set-Alias"],
+  ["nal", "New-Alias"],
+  ["sajb", "Start-Job"],
+  ["%", "ForEach-Object"],
+  ["foreach", "ForEach-Object"],
+  ["?", "Where-Object"],
+  ["where", "Where-Object"],
+  ["tee", "Tee-Object"],
+  ["ipmo", "Import-Module"]
+])
+
+/** Canonical spelling of cmdlets the analysis reasons about (keys lower-cased). */
+export const POWERSHELL_CMDLETS: ReadonlyMap<string, string> = new Map(
+  [
+    "Remove-Item",
+    "Copy-Item",
+    "Move-Item",
+    "Get-Content",
+    "Set-Content",
+    "Add-Content",
+    "Clear-Content",
+    "New-Item",
+    "Get-ChildItem",
+    "Set-Location",
+    "Push-Location",
+    "Pop-Location",
+    "Invoke-Expression",
+    "Invoke-Command",
+    "Start-Process",
+    "Invoke-Item",
+    "Write-Output",
+    "Write-Host",
+    "Invoke-WebRequest",
+    "Invoke-RestMethod",
+    "Rename-Item",
+    "Set-Item",
+    "Set-Alias",
+    "New-Alias",
+    "Start-Job",
+    "ForEach-Object",
+    "Where-Object",
+    "Tee-Object",
+    "Out-File",
+    "Export-Csv",
+    "Export-Clixml",
+    "Add-Type",
+    "Import-Module",
+    "Expand-Archive",
+    "Compress-Archive",
+    "Set-ExecutionPolicy"
+  ].map((name) => [name.toLowerCase(), name])
+)
+
+/** POSIX shells whose `-c` payload is parsed with the bash grammar. */
+export const POSIX_SHELLS: ReadonlySet<string> = new Set([
+  "bash",
+  "sh",
+  "zsh",
+  "dash",
+  "ksh",
+  "mksh",
+  "ash",
+  "yash",
+  "posh",
+  "rbash"
+])
+/** Shells whose syntax we do not model. */
+export const FOREIGN_SHELLS: ReadonlySet<string> = new Set([
+  "fish",
+  "nu",
+  "csh",
+  "tcsh",
+  "xonsh",
+  "elvish",
+  "cmd",
+  "cmd.exe"
+])
+export const POWERSHELLS: ReadonlySet<string> = new Set(["pwsh", "powershell", "pwsh.exe", "powershell.exe"])
+
+/** Interpreters and the options that take code on the command line. */
+export const INTERPRETERS: ReadonlyMap<string, ReadonlyArray<string>> = new Map([
+  [
+    "node",
+    ["-e", "--eval", "-p", "--print", "-r", "--require", "--import", "--loader", "--experimental-loader"]
+  ],
+  ["nodejs", ["-e", "--eval", "-p", "--print", "-r", "--require", "--import"]],
+  ["bun", ["-e", "--eval", "-p", "--print"]],
+  ["deno", ["eval"]],
+  ["perl", ["-e", "-E"]],
+  ["ruby", ["-e"]],
+  ["php", ["-r"]],
+  ["lua", ["-e"]],
+  ["luajit", ["-e"]],
+  ["rscript", ["-e"]],
+  ["r", ["-e"]],
+  ["osascript", ["-e"]],
+  ["expect", ["-c"]],
+  ["tclsh", []],
+  ["wish", []],
+  ["gdb", ["-ex", "--eval-command", "-x", "--command"]],
+  ["vim", ["-c", "--cmd", "-S"]],
+  ["vi", ["-c", "--cmd", "-S"]],
+  ["nvim", ["-c", "--cmd", "-S"]],
+  ["ex", ["-c", "--cmd", "-S"]],
+  ["emacs", ["--eval", "-l", "--load", "-f", "--funcall"]]
+])
+
+export const isPython = (key: string): boolean => /^(python|pypy)(\d+(\.\d+)*)?$/.test(key)
+
+/**
+ * Programs an "always allow" must never cover as a whole (`bash *`, `sudo *`, `python *`):
+ * shells, wrappers, `eval`/`source`, interpreters.
+ */
+export const isBroadProgram = (key: string): boolean =>
+  POSIX_SHELLS.has(key) ||
+  FOREIGN_SHELLS.has(key) ||
+  POWERSHELLS.has(key) ||
+  WRAPPERS.has(key) ||
+  INTERPRETERS.has(key) ||
+  isPython(key) ||
+  AWKS.has(key) ||
+  BROAD.has(key)
+
+const BROAD: ReadonlySet<string> = new Set([
+  "eval",
+  "source",
+  ".",
+  "exec",
+  "xargs",
+  "find",
+  "invoke-expression",
+  "invoke-command",
+  "start-process",
+  "start-job",
+  "npx",
+  "bunx",
+  "pnpx",
+  "uvx",
+  "ssh"
+])
+
+export const AWKS: ReadonlySet<string> = new Set(["awk", "gawk", "mawk", "nawk", "busybox-awk"])
+
+/** How a wrapper's options are laid out, so the wrapped command can be found. */
+export interface WrapperSpec {
+  /** Options that take a value (`-u root`, `--user=root`). */
+  readonly valued: ReadonlyArray<string>
+  /** Options without a value. */
+  readonly flags: ReadonlyArray<string>
+  /** Positional arguments before the command (`timeout 5 cmd`: 1). */
+  readonly positional?: number
+  /** `NAME=value` words before the command set its environment (`env`). */
+  readonly assignments?: boolean
+  /** Options whose value is the directory the command runs in. */
+  readonly chdir?: ReadonlyArray<string>
+  /** Options that mean "no command follows" (`command -v`, `ionice -p`). */
+  readonly noCommand?: ReadonlyArray<string>
+  /** Options whose value is a shell command line (`su -c`, `flock -c`). */
+  readonly script?: ReadonlyArray<string>
+  /** Options whose value is a file the wrapper writes (`time -o`). */
+  readonly writes?: ReadonlyArray<string>
+  /** Accepts `-N` numbers as options (`nice -10`). */
+  readonly numeric?: boolean
+  /** Without `-x`, watch runs its words through `sh -c`. */
+  readonly joinsWords?: boolean
+}
+
+export const WRAPPERS: ReadonlyMap<string, WrapperSpec> = new Map<string, WrapperSpec>([
+  [
+    "sudo",
+    {
+      valued: [
+        "-u",
+        "--user",
+        "-g",
+        "--group",
+        "-h",
+        "--host",
+        "-p",
+        "--prompt",
+        "-C",
+        "--close-from",
+        "-D",
+        "--chdir",
+        "-r",
+        "--role",
+        "-t",
+        "--type",
+        "-U",
+        "--other-user",
+        "-T",
+        "--command-timeout",
+        "-R",
+        "--chroot"
+      ],
+      flags: [
+        "-A",
+        "--askpass",
+        "-b",
+        "--background",
+        "-E",
+        "--preserve-env",
+        "-H",
+        "--set-home",
+        "-i",
+        "--login",
+        "-K",
+        "--remove-timestamp",
+        "-k",
+        "--reset-timestamp",
+        "-n",
+        "--non-interactive",
+        "-P",
+        "--preserve-groups",
+        "-S",
+        "--stdin",
+        "-s",
+        "--shell",
+        "-B",
+        "--bell",
+        "-N",
+        "--no-update"
+      ],
+      chdir: ["-D", "--chdir"],
+      noCommand: ["-v", "--validate", "-l", "--list", "-V", "--version", "-e", "--edit", "-K"]
+    }
+  ],
+  ["doas", { valued: ["-u", "-C"], flags: ["-n", "-s", "-L"], noCommand: ["-L"] }],
+  [
+    "env",
+    {
+      valued: ["-u", "--unset", "-C", "--chdir", "-S", "--split-string", "-P"],
+      flags: [
+        "-i",
+        "--ignore-environment",
+        "-0",
+        "--null",
+        "-v",
+        "--debug",
+        "-",
+        "--list-signal-handling",
+        "--block-signal",
+        "--default-signal",
+        "--ignore-signal"
+      ],
+      assignments: true,
+      chdir: ["-C", "--chdir"],
+      script: ["-S", "--split-string"]
+    }
+  ],
+  ["nohup", { valued: [], flags: [] }],
+  ["nice", { valued: ["-n", "--adjustment"], flags: [], numeric: true }],
+  [
+    "ionice",
+    {
+      valued: ["-c", "--class", "-n", "--classdata", "-p", "--pid", "-P", "--pgid", "-u", "--uid"],
+      flags: ["-t", "--ignore"],
+      noCommand: ["-p", "--pid", "-P", "--pgid", "-u", "--uid"]
+    }
+  ],
+  [
+    "timeout",
+    {
+      valued: ["-s", "--signal", "-k", "--kill-after"],
+      flags: ["--foreground", "--preserve-status", "-v", "--verbose", "-f"],
+      positional: 1
+    }
+  ],
+  [
+    "time",
+    {
+      valued: ["-f", "--format", "-o", "--output"],
+      flags: ["-p", "--portability", "-v", "--verbose", "-a", "--append", "-q", "--quiet"],
+      writes: ["-o", "--output"]
+    }
+  ],
+  ["stdbuf", { valued: ["-i", "--input", "-o", "--output", "-e", "--error"], flags: [] }],
+  ["command", { valued: [], flags: ["-p"], noCommand: ["-v", "-V"] }],
+  ["builtin", { valued: [], flags: [] }],
+  ["exec", { valued: ["-a"], flags: ["-c", "-l"] }],
+  ["noglob", { valued: [], flags: [] }],
+  [
+    "watch",
+    {
+      valued: ["-n", "--interval", "-q", "--equexit"],
+      flags: [
+        "-b",
+        "--beep",
+        "-c",
+        "--color",
+        "-C",
+        "--no-color",
+        "-d",
+        "--differences",
+        "-e",
+        "--errexit",
+        "-g",
+        "--chgexit",
+        "-p",
+        "--precise",
+        "-t",
+        "--no-title",
+        "-w",
+        "--no-wrap",
+        "-x",
+        "--exec",
+        "-r",
+        "--no-rerun"
+      ],
+      joinsWords: true
+    }
+  ],
+  ["setsid", { valued: [], flags: ["-c", "--ctty", "-f", "--fork", "-w", "--wait"] }],
+  [
+    "chrt",
+    {
+      valued: ["-T", "-P", "-D"],
+      flags: ["-b", "-d", "-f", "-i", "-o", "-r", "-a", "-m", "-R", "-v", "--all-tasks", "--reset-on-fork"],
+      positional: 1,
+      noCommand: ["-p", "--pid", "-m", "--max"]
+    }
+  ],
+  [
+    "taskset",
+    {
+      valued: [],
+      flags: ["-a", "--all-tasks", "-c", "--cpu-list"],
+      positional: 1,
+      noCommand: ["-p", "--pid"]
+    }
+  ],
+  [
+    "flock",
+    {
+      valued: ["-w", "--timeout", "-E", "--conflict-exit-code", "-c", "--command"],
+      flags: [
+        "-s",
+        "--shared",
+        "-x",
+        "-e",
+        "--exclusive",
+        "-n",
+        "--nb",
+        "--nonblock",
+        "-u",
+        "--unlock",
+        "-o",
+        "--close",
+        "-F",
+        "--no-fork",
+        "--verbose"
+      ],
+      positional: 1,
+      script: ["-c", "--command"]
+    }
+  ],
+  ["unbuffer", { valued: [], flags: ["-p"] }],
+  ["busybox", { valued: [], flags: [] }],
+  ["caffeinate", { valued: ["-t", "-w"], flags: ["-d", "-i", "-m", "-s", "-u"] }],
+  [
+    "su",
+    {
+      valued: [
+        "-c",
+        "--command",
+        "-s",
+        "--shell",
+        "-g",
+        "--group",
+        "-G",
+        "--supp-group",
+        "-w",
+        "--whitelist-environment"
+      ],
+      flags: ["-", "-l", "--login", "-m", "-p", "--preserve-environment", "-P", "--pty", "-f"],
+      script: ["-c", "--command"],
+      noCommand: []
+    }
+  ],
+  [
+    "runuser",
+    {
+      valued: ["-u", "--user", "-g", "--group", "-G", "-c", "--command", "-s", "--shell"],
+      flags: ["-", "-l", "--login", "-m", "-p"],
+      script: ["-c", "--command"]
+    }
+  ],
+  [
+    "strace",
+    {
+      valued: [
+        "-o",
+        "-e",
+        "-p",
+        "-s",
+        "-u",
+        "-E",
+        "-a",
+        "-b",
+        "-I",
+        "-O",
+        "-P",
+        "-S",
+        "-X",
+        "--output",
+        "--trace",
+        "--signal"
+      ],
+      flags: [
+        "-f",
+        "-ff",
+        "-c",
+        "-C",
+        "-d",
+        "-D",
+        "-F",
+        "-i",
+        "-k",
+        "-q",
+        "-qq",
+        "-r",
+        "-t",
+        "-tt",
+        "-ttt",
+        "-T",
+        "-v",
+        "-w",
+        "-x",
+        "-xx",
+        "-y",
+        "-yy",
+        "-z",
+        "-Z",
+        "--follow-forks",
+        "--summary-only"
+      ],
+      writes: ["-o", "--output"],
+      noCommand: ["-p"]
+    }
+  ],
+  [
+    "ltrace",
+    {
+      valued: ["-o", "-e", "-p", "-s", "-u", "-a", "-n", "-A", "-D", "-F", "-l", "-x", "-L"],
+      flags: ["-f", "-c", "-C", "-i", "-r", "-S", "-t", "-tt", "-ttt", "-T", "-w", "-b"],
+      writes: ["-o"],
+      noCommand: ["-p"]
+    }
+  ],
+  ["cross-env", { valued: [], flags: [], assignments: true }],
+  ["cross-env-shell", { valued: [], flags: [], assignments: true, joinsWords: true }],
+  ["dotenv", { valued: ["-e", "-c", "-v", "-p"], flags: ["-o", "--debug"] }],
+  [
+    "env-cmd",
+    {
+      valued: ["-f", "--file", "-e", "--environments", "-r", "--rc-file"],
+      flags: ["--silent", "--fallback", "--no-override", "--verbose", "--expand-envs"]
+    }
+  ],
+  ["chroot", { valued: ["--userspec", "--groups"], flags: ["--skip-chdir"], positional: 1 }],
+  [
+    "xvfb-run",
+    {
+      valued: [
+        "-n",
+        "--server-num",
+        "-s",
+        "--server-args",
+        "-f",
+        "--auth-file",
+        "-e",
+        "--error-file",
+        "-p",
+        "--xauth-protocol",
+        "-w",
+        "--wait"
+      ],
+      flags: ["-a", "--auto-servernum", "-l", "--listen-tcp"]
+    }
+  ],
+  ["dbus-run-session", { valued: ["--config-file", "--dbus-daemon"], flags: [] }],
+  ["fakeroot", { valued: ["-l", "--lib", "--faked", "-s", "-i"], flags: ["-u", "--unknown-is-real"] }],
+  ["proxychains", { valued: ["-f"], flags: ["-q"] }],
+  ["proxychains4", { valued: ["-f"], flags: ["-q"] }],
+  ["torsocks", { valued: ["-u", "-p", "-a", "-P"], flags: ["-i", "-d", "-q"] }],
+  [
+    "unshare",
+    {
+      valued: [
+        "--map-user",
+        "--map-group",
+        "--propagation",
+        "--setgroups",
+        "-S",
+        "-G",
+        "-R",
+        "-w",
+        "--root",
+        "--wd"
+      ],
+      flags: [
+        "-m",
+        "--mount",
+        "-u",
+        "--uts",
+        "-i",
+        "--ipc",
+        "-n",
+        "--net",
+        "-p",
+        "--pid",
+        "-U",
+        "--user",
+        "-C",
+        "--cgroup",
+        "-T",
+        "--time",
+        "-f",
+        "--fork",
+        "-r",
+        "--map-root-user",
+        "-c",
+        "--map-current-user",
+        "--mount-proc",
+        "--kill-child"
+      ]
+    }
+  ]
+])
+
+// Variables that make programs run other programs, load code, or change what runs.
+const GADGETS: ReadonlySet<string> = new Set([
+  "GIT_EXTERNAL_DIFF",
+  "GIT_SSH_COMMAND",
+  "GIT_SSH",
+  "GIT_PAGER",
+  "GIT_EDITOR",
+  "GIT_SEQUENCE_EDITOR",
+  "GIT_ASKPASS",
+  "GIT_PROXY_COMMAND",
+  "GIT_EXEC_PATH",
+  "GIT_TEMPLATE_DIR",
+  "GIT_CONFIG",
+  "GIT_CONFIG_GLOBAL",
+  "GIT_CONFIG_SYSTEM",
+  "GIT_CONFIG_PARAMETERS",
+  "GIT_CONFIG_COUNT",
+  "GIT_DIR",
+  "GIT_WORK_TREE",
+  "PAGER",
+  "MANPAGER",
+  "SYSTEMD_PAGER",
+  "BAT_PAGER",
+  "DELTA_PAGER",
+  "LESSOPEN",
+  "LESSCLOSE",
+  "LESS",
+  "EDITOR",
+  "VISUAL",
+  "BROWSER",
+  "SSH_ASKPASS",
+  "SUDO_ASKPASS",
+  "LD_PRELOAD",
+  "LD_LIBRARY_PATH",
+  "LD_AUDIT",
+  "BASH_ENV",
+  "ENV",
+  "ZDOTDIR",
+  "PROMPT_COMMAND",
+  "PS4",
+  "SHELLOPTS",
+  "BASHOPTS",
+  "IFS",
+  "PATH",
+  "CDPATH",
+  "PYTHONSTARTUP",
+  "PYTHONPATH",
+  "PYTHONHOME",
+  "NODE_OPTIONS",
+  "NODE_PATH",
+  "PERL5OPT",
+  "PERL5LIB",
+  "PERLLIB",
+  "RUBYOPT",
+  "RUBYLIB",
+  "JAVA_TOOL_OPTIONS",
+  "_JAVA_OPTIONS",
+  "JDK_JAVA_OPTIONS",
+  "RUSTC_WRAPPER",
+  "RUSTC",
+  "CARGO_BUILD_RUSTC_WRAPPER",
+  "TAR_OPTIONS",
+  "RSYNC_RSH",
+  "PSModulePath".toUpperCase()
+])
+
+const GADGET_PREFIXES = [
+  "GIT_CONFIG_KEY_",
+  "GIT_CONFIG_VALUE_",
+  "BASH_FUNC_",
+  "NPM_CONFIG_",
+  "LD_",
+  "DYLD_",
+  "YARN_"
+]
+
+/** Does setting this variable make programs run other code? */
+export const isGadgetVariable = (name: string): boolean => {
+  const upper = name.toUpperCase()
+  return GADGETS.has(upper) || GADGET_PREFIXES.some((prefix) => upper.startsWith(prefix))
+}
+
+/** Programs whose arguments are never file names (their words are text, ids, numbers). */
+export const NO_PATH_ARGUMENTS: ReadonlySet<string> = new Set([
+  "echo",
+  "printf",
+  "true",
+  "false",
+  ":",
+  "sleep",
+  "kill",
+  "killall",
+  "pkill",
+  "pgrep",
+  "which",
+  "type",
+  "whereis",
+  "yes",
+  "seq",
+  "expr",
+  "export",
+  "unset",
+  "local",
+  "declare",
+  "typeset",
+  "readonly",
+  "alias",
+  "unalias",
+  "set",
+  "shopt",
+  "exit",
+  "return",
+  "break",
+  "continue",
+  "wait",
+  "jobs",
+  "bg",
+  "fg",
+  "hash",
+  "date",
+  "whoami",
+  "id",
+  "uname",
+  "hostname",
+  "write-output",
+  "write-host",
+  "write-error",
+  "write-verbose",
+  "write-warning",
+  "where-object",
+  "foreach-object",
+  "select-object",
+  "sort-object",
+  "format-table",
+  "format-list",
+  "measure-object",
+  "get-date",
+  "get-process",
+  "stop-process",
+  "get-command",
+  "get-help"
+])
+
+/** Programs whose first operand is a pattern or a script, not a file (unless given by option). */
+export const PATTERN_FIRST: ReadonlyMap<string, ReadonlyArray<string>> = new Map([
+  ["grep", ["-e", "--regexp", "-f", "--file"]],
+  ["egrep", ["-e", "--regexp", "-f", "--file"]],
+  ["fgrep", ["-e", "--regexp", "-f", "--file"]],
+  ["rg", ["-e", "--regexp", "-f", "--file", "--files", "--type-list"]],
+  ["ag", []],
+  ["ack", []],
+  ["sed", ["-e", "--expression", "-f", "--file"]],
+  ["awk", ["-f", "--file"]],
+  ["gawk", ["-f", "--file"]],
+  ["mawk", ["-f"]],
+  ["nawk", ["-f"]],
+  ["jq", ["-f", "--from-file", "-n"]],
+  ["yq", []],
+  ["select-string", []]
+])
+
+/** Programs that write (create, change or remove) every file operand. */
+export const WRITES_ALL: ReadonlySet<string> = new Set([
+  "rm",
+  "rmdir",
+  "unlink",
+  "shred",
+  "touch",
+  "mkdir",
+  "mkfifo",
+  "mknod",
+  "truncate",
+  "chmod",
+  "chown",
+  "chgrp",
+  "chattr",
+  "setfacl",
+  "mv",
+  "tee",
+  "remove-item",
+  "new-item",
+  "set-content",
+  "add-content",
+  "clear-content",
+  "out-file",
+  "rename-item",
+  "move-item",
+  "set-item",
+  "export-csv",
+  "export-clixml",
+  "tee-object"
+])
+
+/** Programs that write their last file operand (the destination). */
+export const WRITES_LAST: ReadonlySet<string> = new Set(["cp", "install", "ln", "rsync", "scp", "copy-item"])
+
+/** Per program, options whose value is a file the program writes. */
+export const WRITE_OPTIONS: ReadonlyMap<string, ReadonlyArray<string>> = new Map([
+  [
+    "curl",
+    ["-o", "--output", "-c", "--cookie-jar", "-D", "--dump-header", "--trace", "--trace-ascii", "--stderr"]
+  ],
+  [
+    "wget",
+    ["-O", "--output-document", "-o", "--output-file", "-a", "--append-output", "-P", "--directory-prefix"]
+  ],
+  ["sort", ["-o", "--output"]],
+  ["git", ["--output", "-o"]],
+  ["cp", ["-t", "--target-directory"]],
+  ["mv", ["-t", "--target-directory"]],
+  ["ln", ["-t", "--target-directory"]],
+  ["install", ["-t", "--target-directory"]],
+  ["gcc", ["-o"]],
+  ["cc", ["-o"]],
+  ["clang", ["-o"]],
+  ["g++", ["-o"]],
+  ["tar", ["-f", "--file"]],
+  ["zip", []],
+  ["split", []],
+  ["patch", ["-o", "--output"]],
+  ["uniq", []],
+  ["base64", ["-o", "--output"]],
+  ["openssl", ["-out"]],
+  ["ssh-keygen", ["-f"]],
+  ["sqlite3", []],
+  ["time", ["-o", "--output"]],
+  ["strace", ["-o", "--output"]],
+  ["script", []],
+  ["invoke-webrequest", ["-outfile"]],
+  ["invoke-restmethod", ["-outfile"]],
+  ["copy-item", ["-destination"]],
+  ["move-item", ["-destination"]],
+  ["expand-archive", ["-destinationpath"]],
+  ["compress-archive", ["-destinationpath"]],
+  ["tee-object", ["-filepath", "-literalpath"]],
+  ["out-file", ["-filepath", "-literalpath"]],
+  ["export-csv", ["-path", "-literalpath"]]
+])
+
+/** PowerShell parameters whose value is a path. */
+export const POWERSHELL_PATH_PARAMETERS: ReadonlySet<string> = new Set([
+  "-path",
+  "-literalpath",
+  "-filepath",
+  "-destination",
+  "-destinationpath",
+  "-outfile",
+  "-outputpath",
+  "-infile",
+  "-workingdirectory"
+])
+
+/** PowerShell switches: parameters that take no value. */
+export const POWERSHELL_SWITCHES: ReadonlySet<string> = new Set([
+  "-recurse",
+  "-force",
+  "-confirm",
+  "-whatif",
+  "-verbose",
+  "-debug",
+  "-nonewline",
+  "-passthru",
+  "-append",
+  "-wait",
+  "-nonewwindow",
+  "-raw",
+  "-file",
+  "-directory",
+  "-hidden",
+  "-usebasicparsing"
+])
+
+/** Device files every command may use without touching anything outside the project. */
+export const HARMLESS_WRITES: ReadonlySet<string> = new Set(["/dev/null", "/dev/stdout", "/dev/stderr"])
+export const HARMLESS_READS: ReadonlySet<string> = new Set(["/dev/null", "/dev/stdin"])

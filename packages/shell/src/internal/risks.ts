@@ -1,0 +1,583 @@
+// Risk flags of one command, read from its argv after quotes and escapes are resolved:
+// flags and embedded languages that run programs, write files or destroy data. Command
+// lines embedded in options (git aliases, ssh ProxyCommand, awk system(), …) are handed
+// back to be analysed as commands too.
+import type { NoteKind } from "../ShellAnalysis.ts"
+import type { Dialect } from "../ShellParser.ts"
+import type { Word } from "./model.ts"
+import { AWKS, INTERPRETERS, isPython } from "./programs.ts"
+
+export interface Sink {
+  readonly note: (kind: NoteKind, message: string) => void
+  /** A command line found inside an option, to analyse as well. */
+  readonly text: (text: string, dialect: Dialect, via: string) => void
+  /** A file named inside an argument (sed's `w file`), read or written. */
+  readonly path: (text: string, access: "read" | "write") => void
+  readonly dialect: Dialect
+}
+
+const values = (words: ReadonlyArray<Word>): Array<string> => words.slice(1).map((w) => w.value)
+
+// Runs a program the gate cannot see (configured elsewhere, or data at run time).
+const opaque = (sink: Sink, message: string): void => {
+  sink.note("executes", message)
+  sink.note("unmodelled", `${message}: what it runs is not visible here`)
+}
+
+// The value of `--flag=value`, or of `--flag value` / `-f value`.
+const optionValue = (args: ReadonlyArray<string>, index: number): string | undefined => {
+  const a = args[index]
+  if (a === undefined) return undefined
+  const eq = a.indexOf("=")
+  if (a.startsWith("--") && eq !== -1) return a.slice(eq + 1)
+  return args[index + 1]
+}
+
+export const check = (key: string, words: ReadonlyArray<Word>, sink: Sink): void => {
+  const args = values(words)
+  const name = words[0]!.value
+  if (isPython(key)) {
+    python(name, args, sink)
+    return
+  }
+  if (AWKS.has(key)) {
+    awk(name, words, sink)
+    return
+  }
+  const interpreter = INTERPRETERS.get(key)
+  if (interpreter) {
+    interpreterCode(name, key, args, interpreter, sink)
+    return
+  }
+  switch (key) {
+    case "rm":
+      if (args.some((a) => /^-[a-zA-Z]*[rRf]/.test(a) || a === "--recursive" || a === "--force")) {
+        sink.note(
+          "destructive",
+          `${name} ${args.filter((a) => a.startsWith("-")).join(" ")} removes files without asking`
+        )
+      }
+      return
+    case "shred":
+    case "wipefs":
+      sink.note("destructive", `${name} destroys data`)
+      return
+    case "remove-item":
+      if (
+        words.some((w) => w.parameter && (isPrefix(w.value, "-recurse", 2) || isPrefix(w.value, "-force", 3)))
+      ) {
+        sink.note("destructive", `${name} -Recurse/-Force removes trees without asking`)
+      }
+      return
+    case "tee":
+    case "tee-object":
+    case "set-content":
+    case "add-content":
+    case "out-file":
+      sink.note("writes", `${name} writes files`)
+      return
+    case "git":
+      git(name, words, sink)
+      return
+    case "sed":
+      sed(name, words, sink)
+      return
+    case "rg":
+      args.forEach((a, i) => {
+        if (
+          a === "--pre" ||
+          a.startsWith("--pre=") ||
+          a === "--hostname-bin" ||
+          a.startsWith("--hostname-bin=")
+        ) {
+          sink.note("executes", `rg ${a.split("=")[0]} runs a program on every file it searches`)
+          const program = optionValue(args, i)
+          if (program) sink.text(program, "bash", `rg ${a.split("=")[0]}`)
+        }
+      })
+      if (args.some((a) => a === "-z" || a === "--search-zip" || /^-[a-zA-Z]*z/.test(a))) {
+        sink.note("executes", "rg --search-zip runs decompression programs")
+      }
+      return
+    case "tar":
+      args.forEach((a, i) => {
+        const option =
+          /^--(to-command|checkpoint-action|use-compress-program|rsh-command|info-script|new-volume-script)/.exec(
+            a
+          )?.[0] ?? (a === "-I" || a === "-F" ? a : undefined)
+        if (option === undefined) return
+        sink.note("executes", `tar ${option} runs a program`)
+        let command = optionValue(args, i)
+        if (option === "--checkpoint-action") command = /^exec=(.*)$/s.exec(command ?? "")?.[1]
+        if (command) sink.text(command, "bash", `tar ${option}`)
+      })
+      return
+    case "zip":
+      args.forEach((a, i) => {
+        if (a === "-TT" || a.startsWith("--unzip-command")) {
+          sink.note("executes", "zip -TT runs a program")
+          const command = optionValue(args, i)
+          if (command) sink.text(command, "bash", "zip -TT")
+        }
+      })
+      return
+    case "rsync":
+      args.forEach((a, i) => {
+        if (a === "-e" || a === "--rsh" || a.startsWith("--rsh=") || a.startsWith("--rsync-path")) {
+          sink.note("executes", `rsync ${a.split("=")[0]} runs a program`)
+          const command = optionValue(args, i)
+          if (command && !a.startsWith("--rsync-path")) sink.text(command, "bash", "rsync -e")
+        }
+      })
+      return
+    case "ssh":
+    case "scp":
+    case "sftp":
+      args.forEach((a, i) => {
+        const option = a === "-o" ? args[i + 1] : a.startsWith("-o") ? a.slice(2) : undefined
+        const match = option
+          ? /^(ProxyCommand|LocalCommand|KnownHostsCommand|PermitLocalCommand)\s*[= ]\s*(.*)$/is.exec(option)
+          : null
+        if (match) {
+          sink.note("executes", `${name} -o ${match[1]} runs a local program`)
+          if (!/^PermitLocalCommand$/i.test(match[1]!)) sink.text(match[2]!, "bash", `${name} -o ${match[1]}`)
+        }
+        if ((key === "scp" || key === "sftp") && a === "-S") {
+          sink.note("executes", `${name} -S runs a program`)
+          if (args[i + 1]) sink.text(args[i + 1]!, "bash", `${name} -S`)
+        }
+      })
+      return
+    case "man":
+      args.forEach((a, i) => {
+        if (a === "-P" || a.startsWith("--pager")) {
+          sink.note("executes", "man --pager runs a program")
+          const command = optionValue(args, i)
+          if (command) sink.text(command, "bash", "man --pager")
+        } else if (a === "-H" || a.startsWith("--html")) opaque(sink, "man --html runs a browser")
+      })
+      return
+    case "at":
+    case "batch":
+    case "crontab":
+      opaque(sink, `${name} schedules commands to run later`)
+      return
+    case "add-type":
+      sink.note("executes", "Add-Type compiles and loads code")
+      return
+    case "invoke-item":
+      sink.note("executes", "Invoke-Item opens files with their default program")
+      return
+    case "import-module":
+      sink.note("executes", "Import-Module loads code")
+      return
+    case "set-executionpolicy":
+      sink.note("executes", "Set-ExecutionPolicy changes which scripts may run")
+      return
+    default:
+      if (/^mkfs(\.|$)/.test(key)) sink.note("destructive", `${name} formats a file system`)
+      return
+  }
+}
+
+const isPrefix = (value: string, full: string, minimum: number): boolean => {
+  const v = value.toLowerCase()
+  return v.length >= minimum && full.startsWith(v)
+}
+
+const python = (name: string, args: ReadonlyArray<string>, sink: Sink): void => {
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!
+    if (a === "-m") return
+    if (/^-[a-zA-Z]*c/.test(a) && !a.startsWith("--")) {
+      sink.note("executes", `${name} -c runs code given on the command line`)
+      return
+    }
+    if (a === "-") {
+      sink.note("executes", `${name} - runs code from standard input`)
+      return
+    }
+    if (a === "-W" || a === "-X" || a === "--check-hash-based-pycs") {
+      i++
+      continue
+    }
+    if (!a.startsWith("-")) return
+  }
+  sink.note("executes", `${name} without a script runs code from standard input`)
+}
+
+const interpreterCode = (
+  name: string,
+  key: string,
+  args: ReadonlyArray<string>,
+  options: ReadonlyArray<string>,
+  sink: Sink
+): void => {
+  for (const a of args) {
+    const base = a.includes("=") ? a.slice(0, a.indexOf("=")) : a
+    const attached = options.some(
+      (o) => o.length === 2 && a.startsWith(o) && a.length > 2 && !a.startsWith("--")
+    )
+    const clustered = (key === "perl" || key === "ruby") && /^-[a-zA-Z]*[eE]/.test(a)
+    if (
+      options.includes(base) ||
+      attached ||
+      clustered ||
+      (["vim", "vi", "nvim", "ex"].includes(key) && a.startsWith("+"))
+    ) {
+      sink.note("executes", `${name} ${base} runs code given on the command line`)
+      return
+    }
+  }
+}
+
+const awk = (name: string, words: ReadonlyArray<Word>, sink: Sink): void => {
+  const args = values(words)
+  let program: string | undefined
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!
+    if (a === "-f" || a === "--file" || a.startsWith("-f")) {
+      opaque(sink, `${name} -f runs a program file whose system() and pipes are not checked`)
+      return
+    }
+    if (a === "-v" || a === "-F" || a === "--assign" || a === "--field-separator") {
+      i++
+      continue
+    }
+    if (a === "--") {
+      program = args[i + 1]
+      break
+    }
+    if (a.startsWith("-")) continue
+    program = a
+    break
+  }
+  if (program === undefined) return
+  const calls = [...program.matchAll(/\bsystem\s*\(/g)].length
+  const pipes =
+    /\|\s*&?\s*getline/.test(program) || /\|&/.test(program) || /\bprint[f]?\b[^;}]*\|/.test(program)
+  if (calls > 0 || pipes) {
+    const literal = [...program.matchAll(/\bsystem\s*\(\s*"((?:[^"\\]|\\.)*)"\s*\)/g)]
+    for (const match of literal) sink.text(match[1]!, "bash", `${name} system()`)
+    if (pipes || literal.length < calls)
+      opaque(sink, `${name} runs commands its program builds (system() or a pipe)`)
+    else sink.note("executes", `${name} runs commands from its program (system())`)
+  }
+  if (/\bprint[f]?\b[^;}]*>/.test(program))
+    sink.note("writes", `${name} writes files from its program (print >)`)
+}
+
+const sed = (name: string, words: ReadonlyArray<Word>, sink: Sink): void => {
+  const args = values(words)
+  const scripts: Array<string> = []
+  let explicit = false
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!
+    if (a === "-e" || a === "--expression") {
+      explicit = true
+      if (args[i + 1] !== undefined) scripts.push(args[i + 1]!)
+      i++
+    } else if (a.startsWith("--expression=")) {
+      explicit = true
+      scripts.push(a.slice("--expression=".length))
+    } else if (/^-[a-zA-Z]*e./.test(a) && !a.startsWith("--")) {
+      explicit = true
+      scripts.push(a.slice(a.indexOf("e") + 1))
+    } else if (a === "-f" || a === "--file" || a.startsWith("--file=")) {
+      explicit = true
+      opaque(sink, `${name} -f runs a script file whose e and w commands are not checked`)
+      i++
+    } else if (a === "-l" || a === "--line-length") {
+      i++
+    } else if (!a.startsWith("-") && !explicit) {
+      scripts.push(a)
+      explicit = true
+    }
+  }
+  if (args.some((a) => a === "--in-place" || a.startsWith("--in-place=") || /^-[a-zA-Z]*i/.test(a))) {
+    sink.note("writes", `${name} -i edits files in place`)
+  }
+  for (const script of scripts) {
+    const risk = sedScript(script)
+    if (risk.executes) {
+      for (const command of risk.commands) sink.text(command, "bash", `${name} e`)
+      if (risk.opaque) opaque(sink, `${name} runs the edited text as a command (s///e or a bare e)`)
+      else sink.note("executes", `${name} script runs commands (the e command)`)
+    }
+    if (risk.writes) sink.note("writes", `${name} script writes files (the w command or s///w)`)
+    for (const file of risk.files) sink.path(file.path, file.access)
+  }
+}
+
+/** Looks for sed's `e` and `w` commands and the `e`/`w` flags of `s`. */
+export const sedScript = (
+  script: string
+): {
+  executes: boolean
+  opaque: boolean
+  writes: boolean
+  commands: Array<string>
+  files: Array<{ path: string; access: "read" | "write" }>
+} => {
+  let executes = false
+  let opaqueRun = false
+  let writes = false
+  const commands: Array<string> = []
+  const files: Array<{ path: string; access: "read" | "write" }> = []
+  let i = 0
+  const n = script.length
+  const skipAddress = () => {
+    while (i < n) {
+      const c = script[i]!
+      if (/[\s0-9$,!~+]/.test(c)) i++
+      else if (c === "/" || c === "\\") {
+        const delimiter = c === "\\" ? script[i + 1] : "/"
+        i += c === "\\" ? 2 : 1
+        while (i < n && script[i] !== delimiter) i += script[i] === "\\" ? 2 : 1
+        i++
+        while (i < n && /[IM]/.test(script[i]!)) i++
+      } else break
+    }
+  }
+  while (i < n) {
+    skipAddress()
+    const c = script[i]
+    if (c === undefined) break
+    if (c === ";" || c === "\n" || c === "{" || c === "}") {
+      i++
+      continue
+    }
+    if (c === "s" || c === "y") {
+      const delimiter = script[i + 1]
+      if (delimiter === undefined) break
+      i += 2
+      let parts = 0
+      while (i < n && parts < 2) {
+        if (script[i] === "\\") i += 2
+        else {
+          if (script[i] === delimiter) parts++
+          i++
+        }
+      }
+      const flagsEnd = script.slice(i).search(/[;\n}]/)
+      const flags = flagsEnd === -1 ? script.slice(i) : script.slice(i, i + flagsEnd)
+      if (c === "s") {
+        const wAt = flags.indexOf("w")
+        const before = wAt === -1 ? flags : flags.slice(0, wAt)
+        if (before.includes("e")) {
+          executes = true
+          opaqueRun = true
+        }
+        if (wAt !== -1) {
+          writes = true
+          const file = flags.slice(wAt + 1).trim()
+          if (file) files.push({ path: file, access: "write" })
+        }
+      }
+      i += flagsEnd === -1 ? flags.length : flagsEnd
+      continue
+    }
+    const lineEnd = script.slice(i).search(/\n/)
+    const rest = lineEnd === -1 ? script.slice(i + 1) : script.slice(i + 1, i + lineEnd)
+    if (c === "e") {
+      executes = true
+      const command = rest.split(";")[0]!.trim()
+      // A bare `e` runs the pattern space: data, not visible here.
+      if (command) commands.push(command)
+      else opaqueRun = true
+    }
+    if (c === "w" || c === "W") {
+      writes = true
+      if (rest.trim()) files.push({ path: rest.trim(), access: "write" })
+    }
+    if ((c === "r" || c === "R") && rest.trim()) files.push({ path: rest.trim(), access: "read" })
+    if (/[ewWrRaic:btT]/.test(c)) {
+      // These take the rest of the line (labels and branches only up to `;`).
+      const end = /[abtT:]/.test(c) ? rest.search(/[;\n]/) : -1
+      i += 1 + (end === -1 ? rest.length : end)
+      continue
+    }
+    i++
+  }
+  return { executes, opaque: opaqueRun, writes, commands, files }
+}
+
+const GIT_EXECUTING_KEYS =
+  /^(core\.(pager|editor|sshcommand|fsmonitor|hookspath|askpass|gitproxy|alternaterefscommand)|diff\..*\.(command|textconv)|diff\.external|merge\..*\.driver|filter\..*\.(clean|smudge|process)|credential\.helper|pager\..*|sequence\.editor|gpg\.program|gpg\..*\.program|uploadpack\.packobjectshook|include\.path|includeif\..*|remote\..*\.(uploadpack|receivepack|proxy)|url\..*|http\.proxy|protocol\..*|alias\..*)$/i
+
+const git = (name: string, words: ReadonlyArray<Word>, sink: Sink): void => {
+  const args = values(words)
+  let i = 0
+  // Global options before the subcommand.
+  while (i < args.length && args[i]!.startsWith("-")) {
+    const a = args[i]!
+    if (a === "-c") {
+      configRisk(name, args[i + 1] ?? "", sink, "-c")
+      i += 2
+      continue
+    }
+    if (a.startsWith("--config-env")) {
+      opaque(sink, `${name} --config-env sets configuration from the environment, which can run programs`)
+      i += a.includes("=") ? 1 : 2
+      continue
+    }
+    if (a === "--exec-path" || a.startsWith("--exec-path=")) {
+      opaque(sink, `${name} --exec-path runs git programs from another directory`)
+    }
+    if (
+      a === "-C" ||
+      a === "--git-dir" ||
+      a === "--work-tree" ||
+      a === "--namespace" ||
+      a === "--super-prefix"
+    ) {
+      i += 2
+      continue
+    }
+    i++
+  }
+  const sub = args[i]
+  const rest = args.slice(i + 1)
+  rest.forEach((a, index) => {
+    if (a.startsWith("ext::")) {
+      sink.note("executes", `${name} ext:: transport runs a program`)
+      sink.text(a.slice(5).replace(/%(.)/g, "$1"), "bash", `${name} ext::`)
+    }
+    if (a === "--ext-diff")
+      opaque(sink, `${name} ${sub} --ext-diff runs the configured external diff program`)
+    if (a === "--textconv") opaque(sink, `${name} ${sub} --textconv runs configured conversion programs`)
+    if (a === "--output" || a.startsWith("--output="))
+      sink.note("writes", `${name} ${sub} --output writes a file`)
+    if (/^--(upload-pack|receive-pack|exec)(=|$)/.test(a) || (sub === "clone" && a === "-u")) {
+      sink.note("executes", `${name} ${sub} ${a.split("=")[0]} runs a program`)
+      const command = optionValue(rest, index)
+      if (command) sink.text(command, "bash", `${name} ${sub} ${a.split("=")[0]}`)
+    }
+  })
+  switch (sub) {
+    case "push":
+      if (
+        rest.some(
+          (a) =>
+            /^-[a-zA-Z]*f/.test(a) ||
+            /^--(force|force-with-lease|force-if-includes|mirror|delete|prune)/.test(a) ||
+            /^\+/.test(a) ||
+            a === "-d"
+        )
+      ) {
+        sink.note("destructive", `${name} push rewrites or deletes remote history`)
+      }
+      return
+    case "reset":
+      if (rest.includes("--hard") || rest.includes("--merge") || rest.includes("--keep")) {
+        sink.note("destructive", `${name} reset --hard discards changes`)
+      }
+      return
+    case "clean":
+      if (rest.some((a) => /^-[a-zA-Z]*f/.test(a) || a === "--force")) {
+        sink.note("destructive", `${name} clean -f deletes untracked files`)
+      }
+      return
+    case "branch":
+      if (
+        rest.some((a) => /^-[a-zA-Z]*D/.test(a)) ||
+        (rest.includes("--delete") && rest.includes("--force"))
+      ) {
+        sink.note("destructive", `${name} branch -D deletes unmerged branches`)
+      }
+      return
+    case "checkout":
+    case "switch":
+      if (
+        rest.some((a) => a === "-f" || a === "--force" || a === "--discard-changes") ||
+        (sub === "checkout" && (rest[0] === "--" || rest[0] === "."))
+      ) {
+        sink.note("destructive", `${name} ${sub} discards local changes`)
+      }
+      return
+    case "restore":
+      if (!rest.includes("--staged") || rest.includes("--worktree")) {
+        sink.note("destructive", `${name} restore discards local changes`)
+      }
+      return
+    case "stash":
+      if (rest[0] === "drop" || rest[0] === "clear")
+        sink.note("destructive", `${name} stash ${rest[0]} deletes stashed changes`)
+      return
+    case "filter-branch":
+    case "filter-repo":
+      opaque(sink, `${name} ${sub} runs filter commands`)
+      sink.note("destructive", `${name} ${sub} rewrites history`)
+      return
+    case "rebase":
+      rest.forEach((a, index) => {
+        if (a === "-x" || a === "--exec" || a.startsWith("--exec=")) {
+          sink.note("executes", `${name} rebase --exec runs a command for each commit`)
+          const command = optionValue(rest, index)
+          if (command) sink.text(command, "bash", `${name} rebase --exec`)
+        }
+      })
+      return
+    case "bisect":
+      if (rest[0] === "run") {
+        sink.note("executes", `${name} bisect run runs a command`)
+        if (rest.length > 1) sink.text(rest.slice(1).join(" "), "bash", `${name} bisect run`)
+      }
+      return
+    case "submodule":
+      if (rest.includes("foreach")) {
+        sink.note("executes", `${name} submodule foreach runs a command in every submodule`)
+        const after = rest
+          .slice(rest.indexOf("foreach") + 1)
+          .filter((a) => a !== "--recursive" && a !== "-q" && a !== "--quiet")
+        if (after.length > 0) sink.text(after.join(" "), "bash", `${name} submodule foreach`)
+      }
+      return
+    case "difftool":
+    case "mergetool":
+    case "instaweb":
+    case "web--browse":
+      opaque(sink, `${name} ${sub} runs a configured program`)
+      return
+    case "grep":
+      for (const a of rest) {
+        const pager = /^(?:-O|--open-files-in-pager=?)(.*)$/s.exec(a)
+        if (!pager) continue
+        if (pager[1]) {
+          sink.note("executes", `${name} grep -O runs a pager`)
+          sink.text(pager[1], "bash", `${name} grep -O`)
+        } else opaque(sink, `${name} grep -O runs the configured pager`)
+      }
+      return
+    case "config": {
+      const positional = rest.filter((a) => !a.startsWith("-"))
+      if (positional.length >= 2) configRisk(name, `${positional[0]}=${positional[1]}`, sink, "config")
+      return
+    }
+    default:
+      return
+  }
+}
+
+const configRisk = (name: string, assignment: string, sink: Sink, how: string): void => {
+  const eq = assignment.indexOf("=")
+  const key = eq === -1 ? assignment : assignment.slice(0, eq)
+  const value = eq === -1 ? "" : assignment.slice(eq + 1)
+  const executing = GIT_EXECUTING_KEYS.test(key)
+  if (how === "-c" || executing) sink.note("executes", `${name} ${how} ${key} can make git run programs`)
+  if (!executing) return
+  if (/^alias\./i.test(key)) {
+    if (value.startsWith("!")) sink.text(value.slice(1), "bash", `the git alias ${key.slice(6)}`)
+    return
+  }
+  if (
+    /(pager|editor|sshcommand|command|textconv|external|fsmonitor|askpass|program|clean|smudge|process|driver|proxy)$/i.test(
+      key
+    ) &&
+    value
+  ) {
+    sink.text(value, "bash", `${name} ${key}`)
+  } else {
+    opaque(sink, `${name} ${how} ${key} points git at other code`)
+  }
+}

@@ -1,0 +1,255 @@
+import * as NodePath from "node:path"
+import { assert, describe, layer } from "@effect/vitest"
+import { Permission } from "@gatehouse/permission"
+import { Effect } from "effect"
+import { afterAll } from "vitest"
+import { ShellAnalysis, ShellGate, ShellParser } from "../src/index.ts"
+import { judge, makeProject, removeProject, request, rules } from "./gate-support.ts"
+
+const project = makeProject()
+afterAll(() => removeProject(project))
+
+const ASK_ALL = { bash: { "*": "ask" } }
+
+layer(ShellParser.layer)("ShellGate", (it) => {
+  describe("requests", () => {
+    it.effect("come in order external_directory, edit, bash", () =>
+      Effect.gen(function* () {
+        const verdict = yield* judge(project, "cat /etc/hostname > build/out && ls")
+        assert.deepStrictEqual(
+          verdict.requests.map((r) => r.permission),
+          ["external_directory", "edit", "bash"]
+        )
+        assert.deepStrictEqual(request(verdict, "external_directory")?.patterns, ["/etc/*"])
+        assert.deepStrictEqual(request(verdict, "external_directory")?.always, ["/etc/*"])
+        assert.deepStrictEqual(request(verdict, "edit")?.patterns, ["build/out"])
+        assert.deepStrictEqual(request(verdict, "bash")?.patterns, ["cat /etc/hostname > build/out", "ls"])
+      })
+    )
+
+    it.effect("judge program names as the shell resolves them, and words by single spaces", () =>
+      Effect.gen(function* () {
+        const cases: ReadonlyArray<[string, ReadonlyArray<string>]> = [
+          ["\\rm  -rf   x", ["rm -rf x"]],
+          ['"rm" -rf x', ["rm -rf x"]],
+          ["r''m -rf x", ["rm -rf x"]],
+          ["/bin/rm -rf x", ["/bin/rm -rf x", "rm -rf x"]],
+          ["CI=1 /usr/bin/git  push", ["CI=1 /usr/bin/git push", "/usr/bin/git push", "CI=1 git push", "git push"]],
+          ["sudo rm -rf x", ["sudo rm -rf x", "rm -rf x"]]
+        ]
+        for (const [command, patterns] of cases) {
+          const verdict = yield* judge(project, command)
+          assert.deepStrictEqual(request(verdict, "bash")?.patterns, patterns, command)
+        }
+      })
+    )
+
+    it.effect("a text without a simple command is judged whole; cd alone asks nothing of bash", () =>
+      Effect.gen(function* () {
+        const comment = yield* judge(project, "# nothing here", { block: ASK_ALL })
+        assert.deepStrictEqual(request(comment, "bash")?.patterns, ["# nothing here"])
+        assert.strictEqual(comment.decision, "ask")
+        const cd = yield* judge(project, "cd src")
+        assert.isUndefined(request(cd, "bash"))
+        assert.strictEqual(cd.decision, "allow")
+      })
+    )
+
+    it.effect("writes into an existing directory name its entries, so .git rules hold for rm -rf .", () =>
+      Effect.gen(function* () {
+        const verdict = yield* judge(project, "rm -rf .")
+        const edit = request(verdict, "edit")
+        assert.includeMembers([...(edit?.patterns ?? [])], [".", "*", ".git", ".git/*", "src/*"])
+        assert.deepStrictEqual(edit?.always, ["."])
+      })
+    )
+  })
+
+  describe("always", () => {
+    it.effect("is the arity prefix for a plain command, the exact text otherwise, never a whole interpreter", () =>
+      Effect.gen(function* () {
+        const cases: ReadonlyArray<[string, ReadonlyArray<string>]> = [
+          ["git log --oneline -5", ["git log *"]],
+          ["ls -la", ["ls *"]],
+          ["npm run dev -- --port 3", ["npm run dev *"]],
+          ["CI=1 npm test", ["CI=1 npm test"]],
+          ["sudo ls -la", ["sudo ls -la", "ls *"]],
+          ["env ls", ["env ls", "ls *"]],
+          ["bash -c 'ls'", ["bash -c ls", "ls *"]],
+          ["python3 -c 'print(1)'", ["python3 -c print(1)"]],
+          ["python3 -m pytest", ["python3 -m pytest"]],
+          ["python script.py", ["python script.py *"]],
+          ["python3 script.py", ["python3 script.py"]],
+          ["xargs ls", ["xargs ls", "ls *"]],
+          ["eval ls", ["eval ls", "ls *"]],
+          ["rm -rf build", ["rm -rf build"]],
+          ["rm *.log", ["rm *"]],
+          ["rm -f *.log", []],
+          ["$CMD x", ["$CMD x"]]
+        ]
+        for (const [command, always] of cases) {
+          const verdict = yield* judge(project, command)
+          const got = request(verdict, "bash")?.always ?? []
+          assert.deepStrictEqual(got, always, command)
+          for (const pattern of got) {
+            assert.notStrictEqual(pattern, "*")
+            assert.notMatch(pattern, /^(bash|sh|env|sudo|xargs|eval|python3?|node) \*$/)
+          }
+        }
+      })
+    )
+  })
+
+  describe("verdict", () => {
+    it.effect("is deny if any pattern is denied, else ask if any asks, else allow; with the deciding rule and its source", () =>
+      Effect.gen(function* () {
+        const analysis = yield* ShellAnalysis.analyze("git status && git push", {
+          cwd: project.root,
+          projectRoot: project.root,
+          dialect: "bash"
+        })
+        const ruleset = Permission.fromConfig({ bash: { "*": "allow", "git push *": "ask" } })
+        const sources = ["config bash *", "config bash git push *"]
+        const verdict = ShellGate.judge(analysis, { ruleset, sources })
+        assert.strictEqual(verdict.decision, "ask")
+        const decisions = request(verdict, "bash")?.rules.map((r) => [r.pattern, r.action, r.rule.pattern, r.source])
+        assert.deepStrictEqual(decisions, [
+          ["git status", "allow", "*", "config bash *"],
+          ["git push", "ask", "git push *", "config bash git push *"]
+        ])
+        const denied = ShellGate.judge(analysis, {
+          ruleset: Permission.fromConfig({ bash: { "*": "allow", "git status": "deny" } })
+        })
+        assert.strictEqual(denied.decision, "deny")
+        const none = ShellGate.judge(analysis, { ruleset: [] })
+        assert.strictEqual(request(none, "bash")?.rules[0]?.source, "default")
+        assert.strictEqual(none.decision, "ask")
+      })
+    )
+
+    it.effect("mode auto approves catch-all asks, but not specific rules, external_directory, or flagged commands", () =>
+      Effect.gen(function* () {
+        const plain = yield* judge(project, "ls -la", { block: ASK_ALL, mode: "auto" })
+        assert.strictEqual(plain.decision, "allow")
+        assert.strictEqual(request(plain, "bash")?.approvedBy, "auto")
+        const specific = yield* judge(project, "git push", { block: { bash: { "*": "allow", "git push *": "ask" } }, mode: "auto" })
+        assert.strictEqual(specific.decision, "ask")
+        const outside = yield* judge(project, "cat /etc/hostname", { block: ASK_ALL, mode: "auto" })
+        assert.strictEqual(request(outside, "external_directory")?.decision, "ask")
+        const risky = yield* judge(project, "rm -rf build", { block: ASK_ALL, mode: "auto" })
+        assert.isTrue(request(risky, "bash")?.needsPerson)
+        assert.strictEqual(risky.decision, "ask")
+      })
+    )
+
+    it.effect("mode yolo approves every ask and never a deny", () =>
+      Effect.gen(function* () {
+        const asked = yield* judge(project, "cat /etc/hostname && $CMD", { block: ASK_ALL, mode: "yolo" })
+        assert.strictEqual(asked.decision, "allow")
+        const denied = yield* judge(project, "rm x", { block: { bash: { "rm *": "deny" } }, mode: "yolo" })
+        assert.strictEqual(denied.decision, "deny")
+      })
+    )
+
+    it.effect("an unmodelled command asks even where the rules allow it, and rulesetFor makes Permission ask too", () =>
+      Effect.gen(function* () {
+        const verdict = yield* judge(project, "$CMD x", { block: { bash: { "*": "allow" } } })
+        const bash = request(verdict, "bash")!
+        assert.strictEqual(bash.ruled, "allow")
+        assert.strictEqual(bash.decision, "ask")
+        assert.isTrue(bash.escalated)
+        const base = rules({ bash: { "*": "allow" } })
+        const strict = ShellGate.rulesetFor(bash, base)
+        assert.strictEqual(Permission.evaluate("bash", "$CMD x", base).action, "allow")
+        assert.strictEqual(Permission.evaluate("bash", "$CMD x", strict).action, "ask")
+        const plain = request(yield* judge(project, "ls"), "bash")!
+        assert.strictEqual(ShellGate.rulesetFor(plain, base), base)
+      })
+    )
+
+    it.effect("make binds analysis and judgement to the parser", () =>
+      Effect.gen(function* () {
+        const gate = yield* ShellGate.make
+        const verdict = yield* gate("rm -rf x", {
+          cwd: project.root,
+          projectRoot: project.root,
+          dialect: "bash",
+          ruleset: Permission.fromConfig({ bash: { "rm *": "deny" } })
+        })
+        assert.strictEqual(verdict.decision, "deny")
+      })
+    )
+  })
+
+  // The cases of opencode's tool.shell permission tests that still hold for Gatehouse
+  // (reference opencode-shell.md section 7); numbers are the reference's.
+  describe("opencode conformance", () => {
+    const outsideFile = () => NodePath.join(project.outside, "secret.txt")
+
+    it.effect("3, 4, 29, 31, 32: bash requests, patterns and always", () =>
+      Effect.gen(function* () {
+        const one = yield* judge(project, "echo hello")
+        assert.strictEqual(one.requests.length, 1)
+        assert.strictEqual(one.requests[0]?.permission, "bash")
+        assert.include(one.requests[0]?.patterns ?? [], "echo hello")
+        const two = yield* judge(project, "echo foo && echo bar")
+        assert.strictEqual(two.requests.length, 1)
+        assert.includeMembers([...(two.requests[0]?.patterns ?? [])], ["echo foo", "echo bar"])
+        const log = yield* judge(project, "git log --oneline -5")
+        assert.strictEqual(log.requests.length, 1)
+        assert.isTrue((log.requests[0]?.always ?? []).some((a) => a.endsWith("*")))
+        const redirect = yield* judge(project, "echo test > output.txt")
+        assert.include(request(redirect, "bash")?.patterns ?? [], "echo test > output.txt")
+        const ls = yield* judge(project, "ls -la")
+        assert.strictEqual(request(ls, "bash")?.always[0], "ls *")
+      })
+    )
+
+    it.effect("5, 6, 20: PowerShell commands in blocks; Remove-Item -Recurse is remembered exactly; expressions are not commands", () =>
+      Effect.gen(function* () {
+        const blocks = yield* judge(project, "Write-Host foo; if ($?) { Write-Host bar }", { dialect: "powershell" })
+        assert.includeMembers([...(request(blocks, "bash")?.patterns ?? [])], ["Write-Host foo", "Write-Host bar"])
+        assert.include(request(blocks, "bash")?.always ?? [], "Write-Host *")
+        // Gatehouse differs from opencode here: a destructive command is remembered exactly.
+        const remove = yield* judge(project, "Remove-Item -Recurse tmp", { dialect: "powershell" })
+        assert.notInclude(request(remove, "bash")?.always ?? [], "Remove-Item -Recurse *")
+        assert.deepStrictEqual(request(remove, "bash")?.always, ["Remove-Item -Recurse tmp"])
+        const expression = yield* judge(project, "Write-Output ('a' * 3)", { dialect: "powershell" })
+        assert.notInclude(request(expression, "bash")?.patterns ?? [], "a * 3")
+        assert.notInclude(request(expression, "bash")?.always ?? [], "a *")
+      })
+    )
+
+    it.effect("7, 27, 28: external_directory for paths outside, with metadata; none inside", () =>
+      Effect.gen(function* () {
+        const etc = yield* judge(project, "cat /etc/*")
+        assert.include(request(etc, "external_directory")?.patterns ?? [], "/etc/*")
+        const outside = yield* judge(project, `cat ${outsideFile()}`)
+        const ext = request(outside, "external_directory")
+        assert.deepStrictEqual(ext?.patterns, [`${project.outside}/*`])
+        assert.deepStrictEqual(ext?.always, [`${project.outside}/*`])
+        assert.deepStrictEqual(ext?.metadata, {
+          command: `cat ${outsideFile()}`,
+          directories: [project.outside],
+          patterns: [`${project.outside}/*`]
+        })
+        const inside = yield* judge(project, `rm -rf ${project.root}/nested`)
+        assert.isUndefined(request(inside, "external_directory"))
+      })
+    )
+
+    it.effect("19, 22, 23, 30: cd and workdir outside ask for the directory; cd produces no bash request", () =>
+      Effect.gen(function* () {
+        const setLocation = yield* judge(project, "Set-Location /tmp", { dialect: "powershell" })
+        assert.include(request(setLocation, "external_directory")?.patterns ?? [], "/tmp/*")
+        assert.isUndefined(request(setLocation, "bash"))
+        const up = yield* judge(project, "cd ../")
+        assert.isDefined(request(up, "external_directory"))
+        const workdir = yield* judge(project, "echo ok", { cwd: project.outside })
+        assert.include(request(workdir, "external_directory")?.patterns ?? [], `${project.outside}/*`)
+        const here = yield* judge(project, "cd .")
+        assert.isUndefined(request(here, "bash"))
+      })
+    )
+  })
+})

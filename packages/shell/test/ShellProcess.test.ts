@@ -1,0 +1,361 @@
+import { mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import * as NodePath from "node:path"
+import { assert, describe, it } from "@effect/vitest"
+import { Deferred, Effect, Exit, Fiber } from "effect"
+import { liveMembers } from "../src/internal/processGroup.ts"
+import * as ShellProcess from "../src/ShellProcess.ts"
+
+const dir = realpathSync(mkdtempSync(NodePath.join(tmpdir(), "gatehouse-process-")))
+const bash: ShellProcess.Shell = { name: "bash", path: "/bin/bash", dialect: "bash" }
+
+/** Whether `pid` is a running process (a zombie or a missing pid is not). */
+const running = (pid: number): boolean => {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "latin1")
+    const state = stat.slice(stat.lastIndexOf(")") + 2)[0]
+    return state !== "Z" && state !== "X"
+  } catch {
+    return false
+  }
+}
+
+interface Collected {
+  readonly outcome: ShellProcess.Outcome
+  readonly text: string
+  readonly chunks: number
+  readonly ms: number
+}
+
+const collect = (command: string, options: Partial<ShellProcess.RunOptions> = {}) =>
+  Effect.gen(function* () {
+    const chunks: Array<Uint8Array> = []
+    const start = Date.now()
+    const outcome = yield* ShellProcess.run({
+      shell: bash,
+      command,
+      cwd: dir,
+      timeout: "20 seconds",
+      onOutput: (chunk) => Effect.sync(() => void chunks.push(Buffer.from(chunk))),
+      ...options
+    })
+    const text = Buffer.concat(chunks).toString("utf8")
+    return { outcome, text, chunks: chunks.length, ms: Date.now() - start } satisfies Collected
+  })
+
+/** Runs `command`, handing each chunk to `watch` as it arrives (for tests that react to output). */
+const watching = (
+  command: string,
+  watch: (text: string) => Effect.Effect<void>,
+  options: Partial<ShellProcess.RunOptions> = {}
+) => {
+  let text = ""
+  return ShellProcess.run({
+    shell: bash,
+    command,
+    cwd: dir,
+    timeout: "20 seconds",
+    onOutput: (chunk) =>
+      Effect.suspend(() => {
+        text += Buffer.from(chunk).toString("utf8")
+        return watch(text)
+      }),
+    ...options
+  }).pipe(Effect.map((outcome) => ({ outcome, text: () => text })))
+}
+
+describe("ShellProcess.run", () => {
+  it.live("reports the exit code and the output", () =>
+    Effect.gen(function* () {
+      const ok = yield* collect("echo hello")
+      assert.strictEqual(ok.outcome.exitCode, 0)
+      assert.strictEqual(ok.outcome.signal, null)
+      assert.strictEqual(ok.text, "hello\n")
+      const failed = yield* collect("echo partial; exit 42")
+      assert.strictEqual(failed.outcome.exitCode, 42)
+      assert.strictEqual(failed.text, "partial\n")
+      assert.isFalse(failed.outcome.timedOut)
+      assert.isTrue(failed.outcome.complete)
+    })
+  )
+
+  it.live("reports a death by signal as the signal, not as an error", () =>
+    Effect.gen(function* () {
+      const term = yield* collect("echo going; kill -TERM $$")
+      assert.strictEqual(term.outcome.exitCode, null)
+      assert.strictEqual(term.outcome.signal, "SIGTERM")
+      assert.strictEqual(term.text, "going\n")
+      const killed = yield* collect("kill -KILL $$")
+      assert.strictEqual(killed.outcome.signal, "SIGKILL")
+    })
+  )
+
+  it.live("merges stdout and stderr in the order they were written", () =>
+    Effect.gen(function* () {
+      const { text } = yield* collect("for i in $(seq 1 300); do echo out$i; echo err$i >&2; done")
+      const expected = Array.from({ length: 300 }, (_, i) => `out${i + 1}\nerr${i + 1}\n`).join("")
+      assert.strictEqual(text, expected)
+    })
+  )
+
+  it.live("never loses the end of the output of a command that exits at once", () =>
+    Effect.gen(function* () {
+      const expected = Array.from({ length: 20_000 }, (_, i) => `${i + 1}\n`).join("")
+      for (let round = 0; round < 15; round++) {
+        const { text, outcome } = yield* collect("seq 1 20000")
+        assert.strictEqual(text.length, expected.length, `round ${round}`)
+        assert.strictEqual(text, expected)
+        assert.isTrue(outcome.complete)
+      }
+      for (let round = 0; round < 15; round++) {
+        const { text } = yield* collect("printf 'last line without newline'")
+        assert.strictEqual(text, "last line without newline")
+      }
+    })
+  )
+
+  it.live("passes bytes through untouched, a multi-byte character split across writes included", () =>
+    Effect.gen(function* () {
+      const { text, chunks } = yield* collect(
+        "printf '\\xe2\\x82'; sleep 0.1; printf '\\xac \\xf0\\x9f'; sleep 0.1; printf '\\x98\\x80'"
+      )
+      assert.isAtLeast(chunks, 2)
+      assert.strictEqual(text, "€ 😀")
+    })
+  )
+
+  it.live("runs in its own process group and session, with stdin at end of file", () =>
+    Effect.gen(function* () {
+      const { text, outcome } = yield* collect(
+        'echo $$; ps -o pgid= -o sid= -p $$; cat; read line; echo "read:$line:$?"'
+      )
+      const [pid, ids, read] = text.trim().split("\n")
+      const [pgid, sid] = ids!.trim().split(/\s+/)
+      assert.strictEqual(Number(pid), outcome.pid)
+      assert.strictEqual(Number(pgid), outcome.pid)
+      assert.strictEqual(Number(sid), outcome.pid)
+      assert.strictEqual(read, "read::1")
+    })
+  )
+
+  it.live("runs in cwd with the inherited environment", () =>
+    Effect.gen(function* () {
+      process.env.GATEHOUSE_TEST_INHERITED = "from-parent"
+      const inherited = yield* collect("pwd; echo $GATEHOUSE_TEST_INHERITED")
+      delete process.env.GATEHOUSE_TEST_INHERITED
+      assert.strictEqual(inherited.text, `${dir}\nfrom-parent\n`)
+      const given = yield* collect("echo $ONLY_HERE", { env: { PATH: process.env.PATH, ONLY_HERE: "x" } })
+      assert.strictEqual(given.text, "x\n")
+    })
+  )
+
+  it.live("fails with a typed error when the working directory is missing", () =>
+    Effect.gen(function* () {
+      const exit = yield* Effect.exit(collect("true", { cwd: NodePath.join(dir, "missing") }))
+      assert.isTrue(Exit.isFailure(exit))
+      const error = Exit.isFailure(exit) ? exit.cause.reasons[0] : undefined
+      assert.include(String(error && "error" in error ? error.error : error), "does not exist")
+    })
+  )
+
+  it.live("on timeout kills the shell and its grandchildren, keeping the output so far", () =>
+    Effect.gen(function* () {
+      const { text, outcome, ms } = yield* collect(
+        "sleep 30 & echo $!; (sleep 30; echo never) & echo $!; echo started; sleep 30",
+        { timeout: 300 }
+      )
+      const [first, second, started] = text.trim().split("\n")
+      assert.strictEqual(started, "started")
+      assert.isTrue(outcome.timedOut)
+      assert.strictEqual(outcome.exitCode, null)
+      assert.strictEqual(outcome.signal, "SIGTERM")
+      assert.isBelow(ms, 2500)
+      assert.isFalse(running(Number(first)))
+      assert.isFalse(running(Number(second)))
+      assert.deepStrictEqual(liveMembers(outcome.pid), [])
+    })
+  )
+
+  it.live("escalates to SIGKILL when the group ignores SIGTERM", () =>
+    Effect.gen(function* () {
+      const { text, outcome, ms } = yield* collect(
+        "trap '' TERM; bash -c \"trap '' TERM; sleep 30\" & echo $!; sleep 30",
+        { timeout: 200, killAfter: 300 }
+      )
+      assert.isTrue(outcome.timedOut)
+      assert.strictEqual(outcome.signal, "SIGKILL")
+      assert.isAtLeast(ms, 450)
+      assert.isFalse(running(Number(text.trim())))
+      assert.deepStrictEqual(liveMembers(outcome.pid), [])
+    })
+  )
+
+  it.live("waits three seconds between SIGTERM and SIGKILL by default", () =>
+    Effect.gen(function* () {
+      const { outcome, ms } = yield* collect("trap '' TERM; sleep 30", { timeout: 100 })
+      assert.strictEqual(outcome.signal, "SIGKILL")
+      assert.isAtLeast(ms, 3000)
+      assert.isBelow(ms, 4500)
+    })
+  )
+
+  it.live("returns promptly when a background grandchild holds the pipe, and stops it", () =>
+    Effect.gen(function* () {
+      const { text, outcome, ms } = yield* collect("sleep 30 & echo $!; echo backgrounded")
+      const [pid, said] = text.trim().split("\n")
+      assert.strictEqual(said, "backgrounded")
+      assert.strictEqual(outcome.exitCode, 0)
+      assert.isBelow(ms, 2000)
+      assert.isFalse(running(Number(pid)))
+      assert.deepStrictEqual(liveMembers(outcome.pid), [])
+    })
+  )
+
+  it.live("returns within the drain bound when a process outside the group holds the pipe", () =>
+    Effect.gen(function* () {
+      // setsid leaves the group: it cannot be killed with it, and it never closes the pipe.
+      const { text, outcome, ms } = yield* collect("setsid sleep 20 & echo $!; echo escaped", {
+        drainQuiet: 100,
+        drainMax: 500
+      })
+      const [pid, said] = text.trim().split("\n")
+      try {
+        assert.strictEqual(said, "escaped")
+        assert.strictEqual(outcome.exitCode, 0)
+        assert.isFalse(outcome.complete)
+        assert.isBelow(ms, 1500)
+      } finally {
+        process.kill(Number(pid), "SIGKILL")
+      }
+    })
+  )
+
+  it.live("bounds the drain when a background process keeps writing after the shell exits", () =>
+    Effect.gen(function* () {
+      const { text, ms } = yield* collect("(while :; do echo tick; sleep 0.02; done) & echo fg", {
+        drainMax: 400
+      })
+      assert.isTrue(text.startsWith("fg\n"))
+      assert.include(text, "tick")
+      assert.isBelow(ms, 1500)
+    })
+  )
+
+  it.live("interruption mid-run kills the whole group before it completes", () =>
+    Effect.gen(function* () {
+      const seen = yield* Deferred.make<string>()
+      const fiber = yield* Effect.forkChild(
+        watching("echo $$; sleep 30 & echo $!; echo before; sleep 30", (text) =>
+          text.includes("before") ? Deferred.succeed(seen, text) : Effect.void
+        )
+      )
+      const [shellPid, bgPid] = (yield* Deferred.await(seen)).trim().split("\n")
+      assert.isTrue(running(Number(shellPid)))
+      const exit = yield* Fiber.interrupt(fiber).pipe(Effect.andThen(Fiber.await(fiber)))
+      assert.isTrue(Exit.hasInterrupts(exit))
+      assert.isFalse(running(Number(shellPid)))
+      assert.isFalse(running(Number(bgPid)))
+      assert.deepStrictEqual(liveMembers(Number(shellPid)), [])
+    })
+  )
+
+  it.live("an abort stops the run, kills the group and reports interrupted with the output so far", () =>
+    Effect.gen(function* () {
+      const abort = yield* Deferred.make<void>()
+      const { outcome, text } = yield* watching(
+        "echo $$; sleep 30 & echo $!; echo before; sleep 30",
+        (t) => (t.includes("before") ? Deferred.succeed(abort, undefined) : Effect.void),
+        { abort: Deferred.await(abort) }
+      )
+      const [shellPid, bgPid, before] = text().trim().split("\n")
+      assert.strictEqual(before, "before")
+      assert.isTrue(outcome.interrupted)
+      assert.isFalse(outcome.timedOut)
+      assert.strictEqual(Number(shellPid), outcome.pid)
+      assert.isFalse(running(Number(bgPid)))
+      assert.deepStrictEqual(liveMembers(outcome.pid), [])
+    })
+  )
+
+  it.live("applies backpressure: a slow consumer still gets every byte", () =>
+    Effect.gen(function* () {
+      let total = 0
+      const outcome = yield* ShellProcess.run({
+        shell: bash,
+        command: "head -c 5000000 /dev/zero",
+        cwd: dir,
+        timeout: "20 seconds",
+        onOutput: (chunk) =>
+          Effect.sync(() => {
+            total += chunk.length
+          }).pipe(Effect.andThen(Effect.sleep(1)))
+      })
+      assert.strictEqual(total, 5_000_000)
+      assert.strictEqual(outcome.bytes, 5_000_000)
+      assert.isTrue(outcome.complete)
+    })
+  )
+})
+
+describe("ShellProcess.selectShell", () => {
+  const path = process.env.PATH
+
+  it.effect("refuses fish and nu, and shells the gate cannot judge, with a typed error", () =>
+    Effect.gen(function* () {
+      for (const shell of ["fish", "/usr/bin/fish", "nu", "NU.EXE", "tcsh"]) {
+        const error = yield* Effect.flip(ShellProcess.selectShell({ configured: shell }))
+        assert.strictEqual(error._tag, "ShellUnsupportedError")
+        assert.include(error.message, "bash")
+      }
+      const fish = yield* Effect.flip(ShellProcess.selectShell({ configured: "fish" }))
+      assert.include(fish.message, "fish is an interactive shell")
+    })
+  )
+
+  it.effect("uses the configured shell, by name or path, and fails when it is missing", () =>
+    Effect.gen(function* () {
+      const dash = yield* ShellProcess.selectShell({ configured: "dash", env: { PATH: path } })
+      assert.strictEqual(dash.name, "dash")
+      assert.isTrue(dash.path.endsWith("/dash"))
+      const byPath = yield* ShellProcess.selectShell({ configured: "/bin/bash" })
+      assert.deepStrictEqual(byPath, { name: "bash", path: "/bin/bash", dialect: "bash" })
+      const missing = yield* Effect.flip(ShellProcess.selectShell({ configured: "/nowhere/bash" }))
+      assert.strictEqual(missing._tag, "ShellNotFoundError")
+      const pwsh = yield* Effect.flip(ShellProcess.selectShell({ configured: "pwsh", env: { PATH: dir } }))
+      assert.strictEqual(pwsh._tag, "ShellNotFoundError")
+    })
+  )
+
+  it.effect("takes $SHELL only when it is a POSIX shell, else bash, else /bin/sh", () =>
+    Effect.gen(function* () {
+      const fromEnv = yield* ShellProcess.selectShell({ env: { PATH: path, SHELL: "/bin/dash" } })
+      assert.strictEqual(fromEnv.name, "dash")
+      const fish = yield* ShellProcess.selectShell({ env: { PATH: path, SHELL: "/usr/bin/fish" } })
+      assert.strictEqual(fish.name, "bash")
+      const unset = yield* ShellProcess.selectShell({ env: { PATH: path } })
+      assert.strictEqual(unset.name, "bash")
+      const noBash = yield* ShellProcess.selectShell({ env: { PATH: dir } })
+      assert.deepStrictEqual(noBash, { name: "sh", path: "/bin/sh", dialect: "bash" })
+    })
+  )
+
+  it.effect("builds -c for POSIX shells and the non-interactive flags for PowerShell", () =>
+    Effect.sync(() => {
+      assert.deepStrictEqual(ShellProcess.commandArgv(bash, "ls"), ["/bin/bash", "-c", "ls"])
+      assert.deepStrictEqual(
+        ShellProcess.commandArgv({ name: "pwsh", path: "/opt/pwsh", dialect: "powershell" }, "Get-Date"),
+        ["/opt/pwsh", "-NoLogo", "-NoProfile", "-NonInteractive", "-Command", "Get-Date"]
+      )
+    })
+  )
+
+  it.live("runs commands with the chosen shell", () =>
+    Effect.gen(function* () {
+      const dash = yield* ShellProcess.selectShell({ configured: "dash" })
+      const { text } = yield* collect("echo $0", { shell: dash })
+      assert.isTrue(text.trim().endsWith("dash"))
+    })
+  )
+})
+
+process.on("exit", () => rmSync(dir, { recursive: true, force: true }))
