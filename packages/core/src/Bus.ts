@@ -5,8 +5,9 @@
  * an Effect `PubSub`. Overflow policy, per subscriber: every subscriber may fall up to
  * `capacity` events behind; past that its oldest unread events are dropped (sliding), so a
  * stalled subscriber never blocks `publish` and never holds back another subscriber. Ids
- * are consecutive, so a subscriber sees a jump in `id` exactly where it lost events (the
- * server turns that into `server.resync`). Events reach each subscriber in publish order.
+ * are consecutive per directory (and keep counting after the instance is disposed and
+ * reopened), so a `subscribeAll` subscriber sees a jump in `id` exactly where it lost events
+ * (the server turns that into `server.resync`). Events reach each subscriber in publish order.
  *
  * @since 0.0.0
  */
@@ -66,7 +67,11 @@ export class Service extends Context.Service<Service, Interface>()("@gatehouse/c
 
 interface State {
   readonly pubsub: PubSub.PubSub<BusEvent.Envelope>
-  nextId: number
+  readonly ids: IdCounter
+}
+
+interface IdCounter {
+  next: number
 }
 
 const isDisposal = (envelope: BusEvent.Envelope) => envelope.type === Event.InstanceDisposed.type
@@ -111,13 +116,21 @@ export const layerWith = (options: {
   Layer.effect(
     Service,
     Effect.gen(function* () {
+      // Ids outlive a disposed instance: a client resuming from an id of the old bus must
+      // never be handed a different event that reused that id.
+      const counters = new Map<string, IdCounter>()
       const states = yield* InstanceState.make((instance) =>
         Effect.gen(function* () {
           const pubsub = yield* PubSub.sliding<BusEvent.Envelope>(options.capacity)
-          const state: State = { pubsub, nextId: 1 }
+          let ids = counters.get(instance.directory)
+          if (ids === undefined) {
+            ids = { next: 1 }
+            counters.set(instance.directory, ids)
+          }
+          const state: State = { pubsub, ids }
           yield* Effect.addFinalizer(() =>
             PubSub.end(pubsub, {
-              id: state.nextId++,
+              id: state.ids.next++,
               type: Event.InstanceDisposed.type,
               properties: { directory: instance.directory }
             })
@@ -129,7 +142,7 @@ export const layerWith = (options: {
       // The hot path of every service: no generator, no span.
       const publish = <D extends BusEvent.Definition>(definition: D, properties: D["properties"]["Type"]) =>
         Effect.flatMap(InstanceState.get(states), (state) =>
-          PubSub.publish(state.pubsub, { id: state.nextId++, type: definition.type, properties })
+          PubSub.publish(state.pubsub, { id: state.ids.next++, type: definition.type, properties })
         ).pipe(Effect.asVoid)
 
       const subscribeAll = Effect.fnUntraced(function* () {

@@ -69,8 +69,6 @@ export class Registry extends Context.Service<
     readonly scope: (info: Info) => Effect.Effect<Scope.Scope>
     /** Closes the instance of `directory`: every state made for it is finalised once. */
     readonly dispose: (directory: string) => Effect.Effect<void>
-    /** The directories whose instances are open. */
-    readonly directories: Effect.Effect<ReadonlyArray<string>>
   }
 >()("@gatehouse/core/Instance/Registry") {}
 
@@ -104,8 +102,7 @@ export const layer: Layer.Layer<Registry> = Layer.effect(
           }
           return scope
         }),
-      dispose: (directory) => close(NodePath.resolve(directory)),
-      directories: Effect.sync(() => [...scopes.keys()])
+      dispose: (directory) => close(NodePath.resolve(directory))
     })
   })
 )

@@ -16,13 +16,17 @@
  * ```
  * @since 0.0.0
  */
-import { Context, Deferred, Effect, Exit, Scope } from "effect"
+import { Cause, Context, Deferred, Effect, Exit, Scope } from "effect"
 import * as Instance from "./Instance.ts"
 
 const TypeId = "~@gatehouse/core/InstanceState"
 
+// What waiters get when the fiber creating the value was interrupted: try again, since
+// nobody interrupted them.
+const RETRY: unique symbol = Symbol.for("@gatehouse/core/InstanceState/retry")
+
 interface Entry<A, E> {
-  readonly deferred: Deferred.Deferred<A, E>
+  readonly deferred: Deferred.Deferred<A | typeof RETRY, E>
   // Set once created, so the hot path (every publish, every ask) skips the Deferred.
   value?: Effect.Effect<A>
 }
@@ -85,9 +89,14 @@ export const make = <A, E = never, R = never>(
             Effect.provideContext(context as Context.Context<R>),
             Effect.exit
           )
-          if (Exit.isFailure(exit)) yield* Scope.close(scope, exit)
-          else entry.value = Effect.succeed(exit.value)
-          yield* Deferred.done(entry.deferred, exit)
+          if (Exit.isSuccess(exit)) {
+            entry.value = Effect.succeed(exit.value)
+            yield* Deferred.succeed(entry.deferred, exit.value)
+          } else {
+            yield* Scope.close(scope, exit)
+            if (Cause.hasInterruptsOnly(exit.cause)) yield* Deferred.succeed(entry.deferred, RETRY)
+            else yield* Deferred.done(entry.deferred, exit)
+          }
           return yield* exit
         })
       )
@@ -105,8 +114,15 @@ export const get = <A, E>(state: InstanceState<A, E>): Effect.Effect<A, E, Insta
   Effect.withFiber((fiber) => {
     const info = Context.getUnsafe(fiber.context as Context.Context<Instance.Current>, Instance.Current)
     const existing = state.entries.get(info.directory)
-    if (existing !== undefined) return existing.value ?? Deferred.await(existing.deferred)
-    const entry: Entry<A, E> = { deferred: Deferred.makeUnsafe<A, E>() }
+    if (existing !== undefined) {
+      return (
+        existing.value ??
+        Effect.flatMap(Deferred.await(existing.deferred), (value) =>
+          value === RETRY ? get(state) : Effect.succeed(value)
+        )
+      )
+    }
+    const entry: Entry<A, E> = { deferred: Deferred.makeUnsafe() }
     state.entries.set(info.directory, entry)
     return state.create(info, entry)
   })

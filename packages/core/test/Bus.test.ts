@@ -123,6 +123,21 @@ describe("Bus", () => {
     }).pipe(Effect.scoped, Effect.provide(BusLive))
   )
 
+  it.effect("ids keep counting after an instance is disposed and reopened", () =>
+    Effect.gen(function* () {
+      const bus = yield* Bus.Service
+      yield* bus.publish(Ping, { n: 1 }).pipe(inA)
+      yield* bus.publish(Ping, { n: 2 }).pipe(inA)
+      yield* Instance.dispose("/tmp/bus-a")
+      const fresh = yield* bus.subscribeAll().pipe(inA)
+      yield* bus.publish(Ping, { n: 3 }).pipe(inA)
+      const [event] = yield* fresh.pipe(Stream.take(1), Stream.runCollect)
+      // 1 and 2 were the pings, 3 the disposal notice: a resuming client can never be
+      // handed a different event under an id it already saw.
+      assert.strictEqual(event!.id, 4)
+    }).pipe(Effect.scoped, Effect.provide(BusLive))
+  )
+
   it.effect("envelopes decode with the definition's schema", () =>
     Effect.gen(function* () {
       const decoded = yield* Schema.decodeUnknownEffect(BusEvent.envelopeSchema(Ping))({

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Instance, InstanceState } from "@gatehouse/core"
-import { Effect, Exit, Layer, Ref, Scope } from "effect"
+import { Deferred, Effect, Exit, Fiber, Layer, Ref, Scope } from "effect"
 
 describe("Instance", () => {
   it("derives a stable project id from the resolved directory", () => {
@@ -87,6 +87,27 @@ describe("InstanceState", () => {
       // Disposing the instances later must not run the finalisers a second time.
       yield* Instance.dispose("/tmp/a")
       assert.strictEqual(yield* Ref.get(finalised), 2)
+    }).pipe(Effect.provide(Instance.layer), Effect.scoped)
+  )
+
+  it.effect("an interrupted creator leaves concurrent waiters to create the value themselves", () =>
+    Effect.gen(function* () {
+      const calls = yield* Ref.make(0)
+      const started = yield* Deferred.make<void>()
+      const state = yield* InstanceState.make(() =>
+        Effect.gen(function* () {
+          const call = yield* Ref.updateAndGet(calls, (n) => n + 1)
+          // The first creation hangs until it is interrupted; the retry succeeds at once.
+          if (call === 1) yield* Deferred.succeed(started, undefined).pipe(Effect.andThen(Effect.never))
+          return call
+        })
+      )
+      const creator = yield* InstanceState.get(state).pipe(Instance.provide("/tmp/i"), Effect.forkChild)
+      yield* Deferred.await(started)
+      const waiter = yield* InstanceState.get(state).pipe(Instance.provide("/tmp/i"), Effect.forkChild)
+      yield* Effect.yieldNow
+      yield* Fiber.interrupt(creator)
+      assert.strictEqual(yield* Fiber.join(waiter), 2)
     }).pipe(Effect.provide(Instance.layer), Effect.scoped)
   )
 

@@ -37,7 +37,8 @@ describe("Permission.fromConfig", () => {
     assert.strictEqual(pattern({ external_directory: { "~": "allow" } }), home)
     assert.strictEqual(pattern({ external_directory: { "/some/~/path": "allow" } }), "/some/~/path")
     assert.strictEqual(pattern({ external_directory: { "~user/x": "allow" } }), "~user/x")
-    assert.strictEqual(pattern({ external_directory: { $HOMEfoo: "allow" } }), `${home}foo`)
+    // Another variable whose name starts with HOME is not the home directory.
+    assert.strictEqual(pattern({ external_directory: { $HOMEfoo: "allow" } }), "$HOMEfoo")
     // The permission key is never expanded.
     assert.strictEqual(Permission.fromConfig({ "~": "allow" })[0]!.permission, "~")
     assert.strictEqual(Permission.fromConfig({ x: { "~/a": "allow" } }, { home: "/h" })[0]!.pattern, "/h/a")

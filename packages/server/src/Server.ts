@@ -27,7 +27,7 @@ import { NodeHttpServer } from "@effect/platform-node"
 import { type Bus, Instance } from "@gatehouse/core"
 import { Permission } from "@gatehouse/permission"
 import { Checkpoint, type Session, SessionPrompt, SessionStatus, SessionStore } from "@gatehouse/session"
-import { Config, Context, Effect, Layer, Option } from "effect"
+import { Config, Context, Effect, Layer, Option, Schema } from "effect"
 import { HttpRouter, HttpServer, type HttpServerError, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder, HttpApiMiddleware } from "effect/http-api"
 import * as Api from "./Api.ts"
@@ -268,9 +268,24 @@ const urlHost = (host: string) => {
   return host.includes(":") ? `[${host}]` : host
 }
 
-const readToken = Config.option(Config.String("GATEHOUSE_SERVER_TOKEN")).pipe(
-  Config.map(Option.filter((token) => token.trim() !== "")),
-  Config.map(Option.map((token) => token.trim()))
+// A guessable token would let any local process drive the agent: refuse short ones.
+const MIN_TOKEN_LENGTH = 16
+
+/**
+ * The token from `GATEHOUSE_SERVER_TOKEN` (trimmed), if set; fails when it is shorter than
+ * 16 characters.
+ *
+ * @since 0.0.0
+ */
+export const tokenFromEnv: Config.Config<Option.Option<string>> = Config.option(
+  Config.schema(
+    Schema.Trim.check(
+      Schema.isMinLength(MIN_TOKEN_LENGTH, {
+        message: `GATEHOUSE_SERVER_TOKEN must be at least ${MIN_TOKEN_LENGTH} characters`
+      })
+    ),
+    "GATEHOUSE_SERVER_TOKEN"
+  )
 )
 
 /**
@@ -339,7 +354,7 @@ export const layer = (
   Layer.unwrap(
     Effect.gen(function* () {
       const instance = Instance.info(options.directory)
-      const token = options.token ?? Option.getOrUndefined(yield* readToken) ?? Guard.generateToken()
+      const token = options.token ?? Option.getOrUndefined(yield* tokenFromEnv) ?? Guard.generateToken()
       const host = options.host ?? "127.0.0.1"
       const hostName = Guard.hostName(urlHost(host))
       const allowedHosts = hostName === undefined || Guard.isLoopbackName(hostName) ? [] : [hostName]

@@ -43,11 +43,14 @@ const show = (value: unknown): string => {
   }
 }
 
-/** `~`, `~/…`, `$HOME`, `$HOME/…` at the start of a pattern name the home directory. */
+/**
+ * `~`, `~/…`, `$HOME`, `$HOME/…` at the start of a pattern name the home directory. We differ
+ * from opencode on `$HOMEfoo`: that is another variable's name, so it stays as written.
+ */
 export const expandHome = (pattern: string, home: string): string => {
-  if (pattern === "~") return home
+  if (pattern === "~" || pattern === "$HOME") return home
   if (pattern.startsWith("~/")) return home + pattern.slice(1)
-  if (pattern.startsWith("$HOME")) return home + pattern.slice(5)
+  if (pattern.startsWith("$HOME/")) return home + pattern.slice(5)
   return pattern
 }
 
