@@ -7,12 +7,19 @@
  * a multi-line value's lines hang indented under its key), then reads one line:
  * `o` allow once, `a` allow always, `r` reject, or any other text: reject and tell the
  * model that text instead (a correction). An empty line asks again; end of input rejects.
+ * What the model controls (patterns, metadata) is shown through {@link TerminalText}, so
+ * escape sequences in it show as text instead of acting on the terminal.
+ *
+ * A command makes one prompt with {@link make} for its whole life: it reads its input
+ * through a single line reader, so answers typed ahead (several lines in one chunk) wait
+ * for the asks that follow instead of being lost.
  *
  * @since 0.0.0
  */
-import * as NodeReadline from "node:readline/promises"
+import * as NodeReadline from "node:readline"
 import type { Permission } from "@gatehouse/permission"
-import { Effect } from "effect"
+import { Effect, type Scope, Semaphore } from "effect"
+import * as TerminalText from "./TerminalText.ts"
 
 /**
  * What the person answered: a reply for `Permission.reply`, with the feedback text of a
@@ -43,10 +50,13 @@ const style = (on: boolean) => ({
   yellow: (s: string) => (on ? `\u001b[33m${s}\u001b[39m` : s)
 })
 
-const show = (value: unknown): string => {
-  if (typeof value === "string") return value
+/** A metadata value as the lines to show, each safe for the terminal. */
+const show = (value: unknown): Array<string> => {
+  if (typeof value === "string") return TerminalText.lines(value)
   const text = JSON.stringify(value)
-  return text === undefined ? String(value) : text.length > 300 ? `${text.slice(0, 297)}...` : text
+  return TerminalText.lines(
+    text === undefined ? String(value) : text.length > 300 ? `${text.slice(0, 297)}...` : text
+  )
 }
 
 /**
@@ -56,21 +66,21 @@ const show = (value: unknown): string => {
  */
 export const describe = (request: Permission.Request, color = false): Array<string> => {
   const s = style(color)
+  const safe = (text: string) => TerminalText.printable(text)
   const lines = [
-    `${s.yellow("?")} ${s.bold(`Permission required: ${request.permission}`)}`,
-    ...request.patterns.map((pattern) => `    ${pattern}`)
+    `${s.yellow("?")} ${s.bold(`Permission required: ${safe(request.permission)}`)}`,
+    ...request.patterns.map((pattern) => `    ${safe(pattern)}`)
   ]
   for (const [key, value] of Object.entries(request.metadata)) {
     if (value === undefined || value === null) continue
     // A multi-line value (the diff of an edit) keeps its own layout: its continuation
     // lines hang under the first, each styled on its own so a colour never spans lines.
     const [first = "", ...rest] = show(value)
-      .replace(/\r?\n$/, "")
-      .split(/\r?\n/)
-    const hang = " ".repeat(`    ${key}: `.length)
-    lines.push(s.dim(`    ${key}: ${first}`), ...rest.map((line) => s.dim(`${hang}${line}`)))
+    const label = safe(key)
+    const hang = " ".repeat(`    ${label}: `.length)
+    lines.push(s.dim(`    ${label}: ${first}`), ...rest.map((line) => s.dim(`${hang}${line}`)))
   }
-  const always = request.always.filter((pattern) => pattern.length > 0)
+  const always = request.always.filter((pattern) => pattern.length > 0).map(safe)
   if (always.length > 0) lines.push(s.dim(`    "always" would allow: ${always.join(", ")}`))
   return lines
 }
@@ -102,32 +112,99 @@ export const parse = (line: string): Answer | undefined => {
 }
 
 /**
- * Shows `request` and waits for an answer on `terminal`.
+ * A prompt bound to a terminal: shows a request and waits for the answer.
  *
  * @since 0.0.0
  */
-export const ask = (request: Permission.Request, terminal: Terminal): Effect.Effect<Answer> =>
-  Effect.promise(async () => {
+export interface Prompt {
+  readonly ask: (request: Permission.Request) => Effect.Effect<Answer>
+}
+
+/**
+ * The lines of `input`, read by one reader for as long as the prompt lives: lines that
+ * arrive while no ask waits are queued for the next one. The reader starts at the first
+ * read (a command that never asks leaves its input alone) and stops with `close`.
+ */
+const lineReader = (input: NodeJS.ReadableStream) => {
+  const queue: Array<string> = []
+  const waiters: Array<(line: string | undefined) => void> = []
+  let reader: NodeReadline.Interface | undefined
+  let ended = false
+  const start = () => {
+    if (reader !== undefined || ended) return
+    reader = NodeReadline.createInterface({ input, terminal: false })
+    reader.on("line", (line) => {
+      const waiter = waiters.shift()
+      if (waiter === undefined) queue.push(line)
+      else waiter(line)
+    })
+    reader.on("close", () => {
+      ended = true
+      for (const waiter of waiters.splice(0)) waiter(undefined)
+    })
+  }
+  /** The next line; `undefined` at the end of input. An interrupted read takes no line. */
+  const next = Effect.callback<string | undefined>((resume) => {
+    start()
+    if (queue.length > 0) return resume(Effect.succeed(queue.shift()))
+    if (ended) return resume(Effect.succeed(undefined))
+    const waiter = (line: string | undefined) => resume(Effect.succeed(line))
+    waiters.push(waiter)
+    return Effect.sync(() => {
+      const at = waiters.indexOf(waiter)
+      if (at !== -1) waiters.splice(at, 1)
+    })
+  })
+  const close = Effect.sync(() => {
+    ended = true
+    reader?.close()
+  })
+  return { next, close }
+}
+
+/**
+ * A prompt on `terminal` for the life of the enclosing scope (the command's): one line
+ * reader for every ask, created at the first ask and closed with the scope. Asks are
+ * answered one at a time, in the order they are made.
+ *
+ * @example
+ * ```ts
+ * import { Effect } from "effect"
+ * import * as AskPrompt from "./AskPrompt.ts"
+ *
+ * const program = Effect.gen(function* () {
+ *   const prompt = yield* AskPrompt.make({ input: process.stdin, output: process.stderr })
+ *   // yield* prompt.ask(request) for each permission.asked
+ * }).pipe(Effect.scoped)
+ * ```
+ *
+ * @since 0.0.0
+ */
+export const make = (terminal: Terminal): Effect.Effect<Prompt, never, Scope.Scope> =>
+  Effect.gen(function* () {
+    const lines = yield* Effect.acquireRelease(
+      Effect.sync(() => lineReader(terminal.input)),
+      (reader) => reader.close
+    )
     const color = terminal.color ?? Boolean((terminal.output as { isTTY?: boolean }).isTTY)
     const s = style(color)
-    terminal.output.write(`${describe(request, color).join("\n")}\n`)
-    const readline = NodeReadline.createInterface({ input: terminal.input, terminal: false })
-    // The iterator buffers lines, so answers typed ahead are not lost.
-    const lines = readline[Symbol.asyncIterator]()
-    try {
-      while (true) {
-        terminal.output.write(
-          `  ${s.bold("[o]")}nce  ${s.bold("[a]")}lways  ${s.bold("[r]")}eject  ${s.dim("(or type what to do instead)")} > `
-        )
-        const next = await lines.next()
-        if (next.done === true) {
-          terminal.output.write("\n")
-          return { reply: "reject" as const }
+    // One ask at a time: two asks must not read each other's answers.
+    const lock = yield* Semaphore.make(1)
+    const ask = (request: Permission.Request) =>
+      Effect.gen(function* () {
+        terminal.output.write(`${describe(request, color).join("\n")}\n`)
+        while (true) {
+          terminal.output.write(
+            `  ${s.bold("[o]")}nce  ${s.bold("[a]")}lways  ${s.bold("[r]")}eject  ${s.dim("(or type what to do instead)")} > `
+          )
+          const line = yield* lines.next
+          if (line === undefined) {
+            terminal.output.write("\n")
+            return { reply: "reject" } satisfies Answer
+          }
+          const answer = parse(line)
+          if (answer !== undefined) return answer
         }
-        const answer = parse(next.value)
-        if (answer !== undefined) return answer
-      }
-    } finally {
-      readline.close()
-    }
+      }).pipe(lock.withPermits(1))
+    return { ask }
   })

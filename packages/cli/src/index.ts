@@ -1,1 +1,1 @@
-export {}
+export * as Config from "./Config.ts"

@@ -1,7 +1,7 @@
 import { PassThrough } from "node:stream"
 import { assert, describe, it } from "@effect/vitest"
 import type { Permission } from "@gatehouse/permission"
-import { Effect } from "effect"
+import { Effect, Fiber } from "effect"
 import * as AskPrompt from "../src/AskPrompt.ts"
 
 const request: Permission.Request = {
@@ -19,7 +19,9 @@ const answer = (input: string, end = true) =>
     const stdout = new PassThrough()
     let shown = ""
     stdout.on("data", (chunk) => (shown += chunk))
-    const pending = AskPrompt.ask(request, { input: stdin, output: stdout, color: false }).pipe(
+    const pending = AskPrompt.make({ input: stdin, output: stdout, color: false }).pipe(
+      Effect.flatMap((prompt) => prompt.ask(request)),
+      Effect.scoped,
       Effect.runPromise
     )
     stdin.write(input)
@@ -79,4 +81,74 @@ describe("AskPrompt", () => {
       assert.deepStrictEqual((yield* answer("")).result, { reply: "reject" })
     })
   )
+
+  it.effect(
+    "one reader for the prompt's life: answers typed ahead in one chunk reach the asks that follow",
+    () =>
+      Effect.gen(function* () {
+        const stdin = new PassThrough()
+        const stdout = new PassThrough()
+        stdout.resume()
+        const prompt = yield* AskPrompt.make({ input: stdin, output: stdout, color: false })
+        // Nothing reads the input before the first ask.
+        assert.strictEqual(stdin.listenerCount("data"), 0)
+        stdin.write("o\na\nskip the tests instead\n")
+        assert.deepStrictEqual(yield* prompt.ask(request), { reply: "once" })
+        assert.deepStrictEqual(yield* prompt.ask(request), { reply: "always" })
+        assert.deepStrictEqual(yield* prompt.ask(request), {
+          reply: "reject",
+          message: "skip the tests instead"
+        })
+        // An ask interrupted while it waits takes no line from the next one.
+        const waiting = yield* prompt.ask(request).pipe(Effect.forkChild({ startImmediately: true }))
+        yield* Effect.yieldNow
+        yield* Fiber.interrupt(waiting)
+        stdin.write("r\n")
+        assert.deepStrictEqual(yield* prompt.ask(request), { reply: "reject" })
+        stdin.end()
+        assert.deepStrictEqual(yield* prompt.ask(request), { reply: "reject" })
+      }).pipe(Effect.scoped)
+  )
+
+  it.effect("the reader stops with the prompt's scope", () =>
+    Effect.gen(function* () {
+      const stdin = new PassThrough()
+      const stdout = new PassThrough()
+      stdout.resume()
+      yield* Effect.gen(function* () {
+        const prompt = yield* AskPrompt.make({ input: stdin, output: stdout, color: false })
+        stdin.write("o\n")
+        assert.deepStrictEqual(yield* prompt.ask(request), { reply: "once" })
+        assert.isAbove(stdin.listenerCount("data"), 0)
+      }).pipe(Effect.scoped)
+      assert.strictEqual(stdin.listenerCount("data"), 0)
+    })
+  )
+
+  it("patterns and metadata are shown with escape sequences and bidi controls visible, not obeyed", () => {
+    const lines = AskPrompt.describe({
+      ...request,
+      permission: "bash\u001b[31m",
+      patterns: ["rm -rf ~ \u001b[2K\rls -la"],
+      always: ["rm \u202e*"],
+      metadata: {
+        command: "rm -rf ~ \u001b[2K\rls -la",
+        diff: "--- a\n+++ a\n-ok\u0007\n+evil\u009b2K\u200b\ufeff\u2066x\u2069\u2028y\u007f\n",
+        "key\u001b]0;t\u0007": 1
+      }
+    })
+    const shown = lines.join("\n")
+    for (const line of lines)
+      assert.notMatch(
+        line,
+        /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]/
+      )
+    assert.include(shown, "Permission required: bash\\x1b[31m")
+    assert.include(lines, "    rm -rf ~ \\x1b[2K\\rls -la")
+    assert.include(lines, "    command: rm -rf ~ \\x1b[2K\\rls -la")
+    assert.include(lines, "          -ok\\x07")
+    assert.include(lines, "          +evil\\x9b2K\\u200b\\ufeff\\u2066x\\u2069\\u2028y\\x7f")
+    assert.include(shown, "key\\x1b]0;t\\x07: 1")
+    assert.include(shown, '"always" would allow: rm \\u202e*')
+  })
 })

@@ -1,14 +1,15 @@
 // `gatehouse demo` end to end: the real binary, piped (no terminal), with and without --yes.
-import { spawn } from "node:child_process"
+import { type ChildProcess, spawn } from "node:child_process"
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 
 const bin = NodePath.resolve(import.meta.dirname, "../src/bin.ts")
 
-const demo = (args: ReadonlyArray<string>) =>
+const demo = (args: ReadonlyArray<string>, started?: (child: ChildProcess) => void) =>
   new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
     const child = spawn(process.execPath, [bin, "demo", ...args], { stdio: ["pipe", "pipe", "pipe"] })
+    started?.(child)
     let stdout = ""
     let stderr = ""
     child.stdout.on("data", (chunk) => (stdout += chunk))
@@ -19,6 +20,30 @@ const demo = (args: ReadonlyArray<string>) =>
   })
 
 const workspaceOf = (stdout: string) => /workspace: (\S+)/.exec(stdout)?.[1]
+
+/** Resolves once `check` holds, polling; rejects with `what` after `ms`. */
+const waitFor = async (what: string, check: () => boolean, ms = 20_000) => {
+  const deadline = Date.now() + ms
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`gave up after ${ms} ms waiting for ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
+
+/** Whether process `pid` is gone (a zombie nobody reaped counts as gone). */
+const dead = (pid: number) => {
+  try {
+    const stat = NodeFs.readFileSync(`/proc/${pid}/stat`, "utf8")
+    return stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z")
+  } catch {
+    try {
+      process.kill(pid, 0)
+      return false
+    } catch {
+      return true
+    }
+  }
+}
 
 describe("gatehouse demo", () => {
   it("--yes, piped: the whole scripted session, rendered as it happens", { timeout: 60_000 }, async () => {
@@ -97,5 +122,54 @@ describe("gatehouse demo", () => {
     assert.strictEqual(failed.code, 2)
     assert.include(failed.stderr, bad)
     NodeFs.rmSync(dir, { recursive: true })
+  })
+
+  it("Ctrl-C mid-command: the command's process group is killed and the workspace removed", {
+    timeout: 60_000
+  }, async () => {
+    const dir = NodeFs.mkdtempSync(NodePath.join(process.env.TMPDIR ?? "/tmp", "gatehouse-demo-test-"))
+    const pids = NodePath.join(dir, "pids")
+    const script = NodePath.join(dir, "sleep.json")
+    NodeFs.writeFileSync(
+      script,
+      JSON.stringify({
+        turns: [
+          {
+            parts: [
+              {
+                type: "tool-call",
+                name: "bash",
+                params: { command: `sleep 300 & echo $$ $! > ${pids}.tmp && mv ${pids}.tmp ${pids}; wait` }
+              }
+            ]
+          },
+          { parts: [{ type: "text", text: "never reached" }] }
+        ]
+      })
+    )
+    let child: ChildProcess | undefined
+    let stdout = ""
+    const ran = demo(["--yes", "--script", script], (c) => {
+      child = c
+      c.stdout?.on("data", (chunk) => (stdout += chunk))
+    })
+    try {
+      await waitFor("the command to start", () => NodeFs.existsSync(pids))
+      const [shell, sleep] = NodeFs.readFileSync(pids, "utf8").trim().split(" ").map(Number)
+      assert.isFalse(dead(sleep!))
+      const workspace = workspaceOf(stdout)
+      assert.isDefined(workspace)
+      assert.isTrue(NodeFs.existsSync(workspace!))
+      child!.kill("SIGINT")
+      const { code, stderr } = await ran
+      assert.strictEqual(code, 130, stderr)
+      assert.include(stderr, "interrupted")
+      assert.notInclude(stdout, "never reached")
+      assert.isFalse(NodeFs.existsSync(workspace!), "the workspace is removed")
+      await waitFor("the command's processes to die", () => dead(shell!) && dead(sleep!), 5_000)
+    } finally {
+      child?.kill("SIGKILL")
+      NodeFs.rmSync(dir, { recursive: true, force: true })
+    }
   })
 })

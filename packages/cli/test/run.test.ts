@@ -262,6 +262,24 @@ describe("gatehouse run, in a terminal", () => {
       }),
     SLOW
   )
+
+  it.live(
+    "escape sequences in the ask and in the output are shown, not obeyed by the terminal",
+    () =>
+      Effect.gen(function* () {
+        const dir = project("tty-escapes", { permission: { bash: { "echo *": "ask" } } })
+        // The model's command hides itself behind "erase the line, back to its start".
+        const asked = yield* inTerminal(dir, ["echo", "\u001b[2K\rls -la"], [[PROMPT, "r\r"]])
+        assert.strictEqual(asked.code, 126)
+        assert.include(asked.screen, "echo \\x1b[2K\\rls -la")
+        assert.notInclude(asked.screen, "\u001b[2K")
+        const printed = yield* inTerminal(dir, ["--", "printf 'a\\033[2Kb\\n'"], [])
+        assert.strictEqual(printed.code, 0)
+        assert.include(printed.screen, "a\\x1b[2Kb")
+        assert.notInclude(printed.screen, "\u001b[2K")
+      }),
+    SLOW
+  )
 })
 
 process.on("exit", () => rmSync(root, { recursive: true, force: true }))

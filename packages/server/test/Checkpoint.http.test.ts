@@ -5,7 +5,7 @@ import * as NodePath from "node:path"
 import { assert, layer } from "@effect/vitest"
 import { Server } from "@gatehouse/server"
 import { Effect } from "effect"
-import { raw, SseClient, stack, tempProject } from "./harness.ts"
+import { raw, SseClient, stack, tempProject, until } from "./harness.ts"
 
 const TOKEN = "test-token"
 const directory = tempProject()
@@ -75,16 +75,6 @@ const call = (path: string, method = "GET", body?: unknown) =>
     })
   )
 
-const until = <A>(effect: Effect.Effect<A, never, Server.Service>, done: (a: A) => boolean) =>
-  Effect.gen(function* () {
-    for (let i = 0; ; i++) {
-      const value = yield* effect
-      if (done(value)) return value
-      if (i > 1000) return yield* Effect.die(new Error(`gave up waiting: ${JSON.stringify(value)}`))
-      yield* Effect.sleep("10 millis")
-    }
-  })
-
 const textOf = (messages: ReadonlyArray<any>) =>
   messages.flatMap((m) => m.parts.filter((p: any) => p.type === "text").map((p: any) => p.text))
 
@@ -92,8 +82,10 @@ const textOf = (messages: ReadonlyArray<any>) =>
 const turn = (id: string, text: string, reply: string) =>
   Effect.gen(function* () {
     assert.strictEqual((yield* call(`/session/${id}/prompt`, "POST", { text })).status, 202)
-    yield* until(call(`/session/${id}/message`), (r) => textOf(r.json).includes(reply))
-    yield* until(call(`/session/${id}`), (r) => r.json.status.type === "idle")
+    yield* until(`the answer "${reply}"`, call(`/session/${id}/message`), (r) =>
+      textOf(r.json).includes(reply)
+    )
+    yield* until("the session to be idle", call(`/session/${id}`), (r) => r.json.status.type === "idle")
   })
 
 layer(stack({ directory, token: TOKEN, script, ruleset }), { excludeTestServices: true })(
@@ -142,7 +134,7 @@ layer(stack({ directory, token: TOKEN, script, ruleset }), { excludeTestServices
         // 409 at once, even before the turn has reached its ask.
         const early = yield* call(`/session/${sessionID}/rewind`, "POST", { turn: 1, scope: "both" })
         assert.strictEqual(early.status, 409)
-        yield* until(call("/permission"), (r) => r.json.length === 1)
+        yield* until("the ask to be pending", call("/permission"), (r) => r.json.length === 1)
         const rewind = yield* call(`/session/${sessionID}/rewind`, "POST", { turn: 1, scope: "code" })
         assert.strictEqual(rewind.status, 409)
         assert.strictEqual(rewind.json._tag, "BusyError")
@@ -153,7 +145,11 @@ layer(stack({ directory, token: TOKEN, script, ruleset }), { excludeTestServices
         assert.strictEqual(readFileSync(greet, "utf8"), "Hi there\n")
 
         assert.strictEqual((yield* call(`/session/${sessionID}/abort`, "POST")).status, 204)
-        yield* until(call(`/session/${sessionID}`), (r) => r.json.status.type === "idle")
+        yield* until(
+          "the session to be idle",
+          call(`/session/${sessionID}`),
+          (r) => r.json.status.type === "idle"
+        )
         // The aborted turn is turn 3, with nothing recorded.
         const listed = yield* call(`/session/${sessionID}/checkpoint`)
         assert.deepStrictEqual(
@@ -322,8 +318,8 @@ layer(stack({ directory, token: TOKEN, script, ruleset }), { excludeTestServices
         const id = created.json.id
         // The script has no model turn left: the turn fails at once, but its messages stay.
         yield* call(`/session/${id}/prompt`, "POST", { text: "Just talk" })
-        yield* until(call(`/session/${id}/message`), (r) => r.json.length >= 1)
-        yield* until(call(`/session/${id}`), (r) => r.json.status.type === "idle")
+        yield* until("a message", call(`/session/${id}/message`), (r) => r.json.length >= 1)
+        yield* until("the session to be idle", call(`/session/${id}`), (r) => r.json.status.type === "idle")
         writeFileSync(greet, "changed by hand\n")
         const rewound = yield* call(`/session/${id}/rewind`, "POST", { turn: 1, scope: "conversation" })
         assert.strictEqual(rewound.status, 200)

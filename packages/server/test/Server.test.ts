@@ -3,7 +3,7 @@ import { Instance } from "@gatehouse/core"
 import { Permission } from "@gatehouse/permission"
 import { Server } from "@gatehouse/server"
 import { Effect, Exit, Fiber } from "effect"
-import { raw, stack, tempProject } from "./harness.ts"
+import { raw, stack, tempProject, until } from "./harness.ts"
 
 const TOKEN = "test-token"
 const directory = tempProject()
@@ -229,11 +229,7 @@ layer(stack({ directory, token: TOKEN, maxBodyBytes: 4096 }), { excludeTestServi
           Effect.exit,
           Effect.forkChild({ startImmediately: true })
         )
-        let listed = yield* call("/permission")
-        while (listed.json.length === 0) {
-          yield* Effect.sleep("5 millis")
-          listed = yield* call("/permission")
-        }
+        const listed = yield* until("the ask to be listed", call("/permission"), (r) => r.json.length > 0)
         assert.strictEqual(listed.json[0].id, "per_http_once")
         assert.deepStrictEqual(listed.json[0].patterns, ["git push origin main"])
         const replied = yield* call("/permission/per_http_once/reply", {
@@ -255,7 +251,7 @@ layer(stack({ directory, token: TOKEN, maxBodyBytes: 4096 }), { excludeTestServi
           Effect.exit,
           Effect.forkChild({ startImmediately: true })
         )
-        while ((yield* call("/permission")).json.length === 0) yield* Effect.sleep("5 millis")
+        yield* until("the second ask to be listed", call("/permission"), (r) => r.json.length > 0)
         const reply = yield* call("/permission/per_http_reject/reply", {
           method: "POST",
           body: { reply: "reject", message: "use the release script instead" }

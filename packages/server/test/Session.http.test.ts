@@ -2,7 +2,7 @@ import { assert, layer } from "@effect/vitest"
 import { Instance } from "@gatehouse/core"
 import { Server } from "@gatehouse/server"
 import { Effect } from "effect"
-import { stack, tempProject } from "./harness.ts"
+import { stack, tempProject, until } from "./harness.ts"
 
 const TOKEN = "test-token"
 const directory = tempProject()
@@ -36,15 +36,6 @@ const call = (path: string, method = "GET", body?: unknown) =>
     })
   )
 
-const until = <A>(effect: Effect.Effect<A, never, Server.Service>, done: (a: A) => boolean) =>
-  Effect.gen(function* () {
-    for (;;) {
-      const value = yield* effect
-      if (done(value)) return value
-      yield* Effect.sleep("10 millis")
-    }
-  })
-
 layer(stack({ directory, token: TOKEN, script }), { excludeTestServices: true })("session routes", (it) => {
   it.effect("create, list, get, prompt (202, then 409 while busy), abort, messages", () =>
     Effect.gen(function* () {
@@ -67,7 +58,7 @@ layer(stack({ directory, token: TOKEN, script }), { excludeTestServices: true })
       // The prompt returns at once, while the turn waits on the ask.
       const started = yield* call(`/session/${id}/prompt`, "POST", { text: "run it" })
       assert.strictEqual(started.status, 202)
-      const asks = yield* until(call("/permission"), (r) => r.json.length === 1)
+      const asks = yield* until("the ask to be pending", call("/permission"), (r) => r.json.length === 1)
       assert.strictEqual(asks.json[0].sessionID, id)
       assert.deepStrictEqual((yield* call(`/session/${id}`)).json.status, { type: "busy" })
       const busy = yield* call(`/session/${id}/prompt`, "POST", { text: "again" })
@@ -77,7 +68,7 @@ layer(stack({ directory, token: TOKEN, script }), { excludeTestServices: true })
       // Abort ends the turn and takes its ask with it.
       const aborted = yield* call(`/session/${id}/abort`, "POST")
       assert.strictEqual(aborted.status, 204)
-      yield* until(call(`/session/${id}`), (r) => r.json.status.type === "idle")
+      yield* until("the session to be idle", call(`/session/${id}`), (r) => r.json.status.type === "idle")
       assert.deepStrictEqual((yield* call("/permission")).json, [])
 
       const messages = yield* call(`/session/${id}/message`)
@@ -103,7 +94,11 @@ layer(stack({ directory, token: TOKEN, script }), { excludeTestServices: true })
         { concurrency: 2 }
       )
       assert.deepStrictEqual([a.status, b.status].sort(), [202, 409])
-      yield* until(call(`/session/${info.id}`), (r) => r.json.status.type === "idle")
+      yield* until(
+        "the session to be idle",
+        call(`/session/${info.id}`),
+        (r) => r.json.status.type === "idle"
+      )
     })
   )
 })

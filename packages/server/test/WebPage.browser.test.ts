@@ -4,8 +4,11 @@ import { tmpdir } from "node:os"
 import * as NodePath from "node:path"
 import { fileURLToPath } from "node:url"
 import { assert, layer } from "@effect/vitest"
+import { Instance } from "@gatehouse/core"
+import { Permission } from "@gatehouse/permission"
 import { EventStream, Server } from "@gatehouse/server"
-import { Effect } from "effect"
+import { SessionStatus } from "@gatehouse/session"
+import { Effect, Fiber } from "effect"
 import { chromium } from "playwright-core"
 import { stack, tempProject } from "./harness.ts"
 
@@ -165,6 +168,59 @@ layer(stack({ directory, script, events: { replayEvents: 5 } }), { excludeTestSe
           })
           assert.isAbove(resumes.length, before)
           assert.isAbove(refetches, loaded)
+        }),
+      60_000
+    )
+
+    it.effect(
+      "an ask dropped by an interrupted turn (no permission.replied) leaves the page when the session goes idle",
+      () =>
+        Effect.gen(function* () {
+          const server = yield* Server.Service
+          const permission = yield* Permission.Service
+          const status = yield* SessionStatus.Service
+          const context = yield* browser
+          const page = yield* Effect.promise(() => context.newPage())
+          yield* Effect.promise(async () => {
+            await page.goto(server.pageUrl)
+            await page.getByRole("status").filter({ hasText: "live" }).waitFor()
+          })
+          const created = yield* Effect.promise(() =>
+            fetch(`${server.url}/session`, {
+              method: "POST",
+              headers: { authorization: `Bearer ${server.token}`, "content-type": "application/json" },
+              body: JSON.stringify({ title: "interrupted" })
+            }).then((response) => response.json() as Promise<{ id: string }>)
+          )
+          const inProject = Instance.provide(server.directory)
+          const ask = (id: string, command: string) =>
+            permission
+              .ask({
+                id,
+                sessionID: created.id,
+                permission: "bash",
+                patterns: [command],
+                always: [],
+                metadata: { command },
+                ruleset: []
+              })
+              .pipe(inProject, Effect.exit, Effect.forkChild({ startImmediately: true }))
+          yield* status.set(created.id, { type: "busy" }).pipe(inProject)
+          const dropped = yield* ask("per_web_dropped", "echo dropped-ask")
+          const kept = yield* ask("per_web_kept", "echo kept-ask")
+          const article = (text: string) =>
+            page.getByRole("article", { name: /Permission request: bash/ }).filter({ hasText: text })
+          yield* Effect.promise(() => article("dropped-ask").waitFor())
+          yield* Effect.promise(() => article("kept-ask").waitFor())
+
+          // The turn is interrupted: the ask is gone from the server, with no event saying so.
+          yield* Fiber.interrupt(dropped)
+          yield* status.set(created.id, { type: "idle" }).pipe(inProject)
+          yield* Effect.promise(() => article("dropped-ask").waitFor({ state: "detached", timeout: 10_000 }))
+          // An ask still pending stays.
+          assert.strictEqual(yield* Effect.promise(() => article("kept-ask").count()), 1)
+          yield* permission.reply({ requestID: "per_web_kept", reply: "reject" }).pipe(inProject)
+          yield* Fiber.join(kept)
         }),
       60_000
     )

@@ -19,7 +19,7 @@ import {
   SessionStore
 } from "@gatehouse/session"
 import { Truncate } from "@gatehouse/truncate"
-import { Layer } from "effect"
+import { Effect, Layer } from "effect"
 import { SseParser } from "./sse.ts"
 
 export const tempProject = (): string => mkdtempSync(NodePath.join(tmpdir(), "gatehouse-server-"))
@@ -68,6 +68,30 @@ export const stack = (options: StackOptions): Layer.Layer<Services, unknown> => 
     ...(options.events === undefined ? {} : { events: options.events })
   }).pipe(Layer.provideMerge(Sessions), Layer.provideMerge(Base))
 }
+
+/**
+ * Runs `effect` every 10 ms until `done` holds and returns that value; after `ms` the test
+ * fails saying what it waited for and what it saw last, instead of hanging until the
+ * test's own timeout.
+ */
+export const until = <A, E, R>(
+  what: string,
+  effect: Effect.Effect<A, E, R>,
+  done: (value: A) => boolean,
+  ms = 10_000
+): Effect.Effect<A, E, R> =>
+  Effect.gen(function* () {
+    const deadline = Date.now() + ms
+    for (;;) {
+      const value = yield* effect
+      if (done(value)) return value
+      if (Date.now() > deadline) {
+        const last = JSON.stringify(value)?.slice(0, 500)
+        return yield* Effect.die(new Error(`gave up after ${ms} ms waiting for ${what}; last seen: ${last}`))
+      }
+      yield* Effect.sleep("10 millis")
+    }
+  })
 
 export interface RawResponse {
   readonly status: number

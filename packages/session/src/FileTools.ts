@@ -9,11 +9,17 @@
  * (also those on the way to a file that does not exist yet) before they are judged, and
  * files are written at the resolved path, never through a symlink.
  *
- * `read` output beyond the Truncate limits is cut and the whole spilled to a file, like
- * any tool output. `write` and `edit` work out a preview first (path, `create | modify`,
- * the current text, the new text): the person asked sees it as a diff, and the tool
- * declares it to `FileChanges.Service` (the session's checkpoint) before changing
- * anything. A file that changed between the preview and the write is not overwritten.
+ * Only regular files are read or changed: a directory, a FIFO, a socket or a device is
+ * refused, naming what it is. `read` output beyond the Truncate limits is cut and the
+ * whole spilled to a file, like any tool output; `read` looks at no more than
+ * {@link MAX_READ_BYTES} of a file per call (skipping to `offset`, the lines asked for,
+ * counting the rest), and says so when that stopped it. `write` and `edit` refuse a file
+ * over {@link MAX_EDIT_BYTES}, and work out a preview first (path, `create | modify`, the
+ * current text, the new text): the person asked sees it as a diff, and the tool declares
+ * it to `FileChanges.Service` (the session's checkpoint) before changing anything. A file
+ * that changed between the preview and the write is not overwritten; a changed file is
+ * replaced in one step (a temporary file renamed over it), so no reader ever sees it half
+ * written.
  *
  * Failures come back to the model as results (`{ _tag, message }`), the same shape as
  * the `bash` tool's. The call's session, ids, ruleset and project directory come from
@@ -39,7 +45,24 @@ import {
   locate,
   toFailure
 } from "./internal/fileAccess.ts"
+import * as FileRead from "./internal/fileRead.ts"
+import { replace, writeAll } from "./internal/fileWrite.ts"
 import { resolveReal } from "./internal/paths.ts"
+
+/**
+ * Most bytes of a file `read` looks at in one call (50 MiB): skipping to `offset`, the
+ * lines asked for, and counting the lines after them.
+ *
+ * @since 0.0.0
+ */
+export const MAX_READ_BYTES: number = FileRead.MAX_READ_BYTES
+
+/**
+ * Largest file `write` and `edit` change (10 MiB); a larger one is refused (use `bash`).
+ *
+ * @since 0.0.0
+ */
+export const MAX_EDIT_BYTES: number = FileRead.MAX_EDIT_BYTES
 
 /**
  * What `read` returns: the text the model reads, a title for UIs, and where the full
@@ -161,17 +184,23 @@ type Current =
   | { readonly exists: false }
   | { readonly exists: true; readonly text: string; readonly mode: number }
 
-/** The file's current text, refusing directories and binary files. */
+/** The file's current text, refusing what is not a regular file, large files and binary files. */
 const current = (where: Location) =>
   Effect.tryPromise({
     try: async (): Promise<Current> => {
-      const stat = await NodeFs.stat(where.absolute).catch((cause: NodeJS.ErrnoException) => {
+      const found = await NodeFs.stat(where.absolute).catch((cause: NodeJS.ErrnoException) => {
         if (cause.code === "ENOENT") return undefined
         throw cause
       })
-      if (stat === undefined) return { exists: false }
-      if (stat.isDirectory()) throw new Error("it is a directory")
-      const bytes = await NodeFs.readFile(where.absolute)
+      if (found === undefined) return { exists: false }
+      const tooLarge = () =>
+        new Error(
+          `it is larger than the ${FileRead.mib(MAX_EDIT_BYTES)} write and edit handle; change it with bash instead`
+        )
+      if (found.isFile() && found.size > MAX_EDIT_BYTES) throw tooLarge()
+      const { handle, stat } = await FileRead.openRegular(where.absolute)
+      const bytes = await FileRead.readAtMost(handle, MAX_EDIT_BYTES).finally(() => handle.close())
+      if (bytes === undefined) throw tooLarge()
       if (bytes.includes(0))
         throw new Error("it is a binary file; only text files can be changed with this tool")
       return { exists: true, text: bytes.toString("utf8"), mode: stat.mode }
@@ -185,9 +214,12 @@ const count = (text: string, search: string) => {
   return n
 }
 
-const lines = (text: string) => (text === "" ? 0 : text.split("\n").length - (text.endsWith("\n") ? 1 : 0))
+const lines = (text: string) => {
+  const n = text === "" ? 0 : text.split("\n").length - (text.endsWith("\n") ? 1 : 0)
+  return `${n} line${n === 1 ? "" : "s"}`
+}
 
-const O_NOFOLLOW = NodeFs.constants.O_NOFOLLOW ?? 0
+const { O_NOFOLLOW = 0, O_NONBLOCK = 0 } = NodeFs.constants
 
 /**
  * Writes the change at the path that was judged: re-resolved to make sure no symlink was
@@ -214,12 +246,19 @@ const apply = (where: Location, change: FileChanges.Change) =>
         }
         return
       }
-      const handle = await NodeFs.open(where.absolute, NodeFs.constants.O_RDWR | O_NOFOLLOW)
+      const changed = () => new Error("it changed since it was read: read it again and retry")
+      // Opened for writing, as an in-place write would be: a read-only file stays refused.
+      const handle = await NodeFs.open(where.absolute, NodeFs.constants.O_RDWR | O_NOFOLLOW | O_NONBLOCK)
       try {
-        const text = (await handle.readFile()).toString("utf8")
-        if (text !== change.before) throw new Error("it changed since it was read: read it again and retry")
+        const stat = await handle.stat()
+        if (!stat.isFile()) throw changed()
+        const bytes = await FileRead.readAtMost(handle, MAX_EDIT_BYTES)
+        if (bytes === undefined || bytes.toString("utf8") !== change.before) throw changed()
+        const data = Buffer.from(change.after ?? "", "utf8")
+        // A rename would split a file with other hard links from them: write those in place.
+        if (stat.nlink === 1 && (await replace(where.absolute, data, stat.mode, stat.uid, stat.gid))) return
         await handle.truncate(0)
-        await handle.write(change.after ?? "", 0, "utf8")
+        await writeAll(handle, data)
       } finally {
         await handle.close()
       }
@@ -295,40 +334,60 @@ export const handlers = toolkit.toLayer(
         Effect.gen(function* () {
           const where = yield* locate(filePath)
           yield* gate(permission, "read", "read", where, NodePath.dirname(where.absolute))
-          const bytes = yield* Effect.tryPromise({
-            try: () => NodeFs.readFile(where.absolute),
-            catch: (cause) => fileError(`cannot read ${where.pattern}: ${(cause as Error).message}`)
-          })
-          if (bytes.includes(0)) return yield* Effect.fail(fileError(`${where.pattern} is a binary file`))
-          const all = bytes.toString("utf8").split(/\r?\n/)
-          if (all[all.length - 1] === "") all.pop()
           const first = Math.max(1, offset ?? 1)
           const take = Math.max(0, limit ?? Truncate.MAX_LINES)
-          const shown = all.slice(first - 1, first - 1 + take)
-          const width = String(first + shown.length).length
+          const found = yield* Effect.tryPromise({
+            try: async () => {
+              const { handle } = await FileRead.openRegular(where.absolute)
+              try {
+                return await FileRead.readLines(handle, first, take)
+              } finally {
+                await handle.close()
+              }
+            },
+            catch: (cause) => fileError(`cannot read ${where.pattern}: ${(cause as Error).message}`)
+          })
+          if (found.binary) return yield* Effect.fail(fileError(`${where.pattern} is a binary file`))
+          const cap = FileRead.mib(MAX_READ_BYTES)
+          const shown = found.lines
+          if (found.cut && shown.length === 0)
+            return yield* Effect.fail(
+              fileError(
+                `cannot read ${where.pattern} from line ${first}: that line does not end within the first ${cap} of the file, which is as far as read looks; use bash for a file this large (sed -n '${first},${first + take - 1}p')`
+              )
+            )
+          const next = first + shown.length
+          const width = String(next).length
           const body = shown.map((line, i) => `${String(first + i).padStart(width, " ")}| ${line}`).join("\n")
-          const rest = all.length - (first - 1 + shown.length)
           const footer =
-            rest > 0 ? `\n(${rest} more lines: read again with offset ${first + shown.length})` : ""
-          return yield* bounded(truncate, `${body}${footer}`, where.pattern)
+            found.rest === undefined
+              ? found.cut
+                ? ""
+                : `\n(more lines follow, not counted: the file is larger than the ${cap} read looks at in one call; read again with offset ${next})`
+              : found.rest > 0
+                ? `\n(${found.rest} more lines: read again with offset ${next})`
+                : ""
+          const result = yield* bounded(truncate, `${body}${footer}`, where.pattern)
+          if (!found.cut) return result
+          // After the truncation, so the model sees it whatever Truncate kept.
+          return {
+            ...result,
+            output: `${result.output}\n\n(read stopped after ${cap} of ${where.pattern}, at line ${next - 1}, before the ${take} lines asked for: read again with offset ${next})`
+          }
         }).pipe(Effect.mapError(toFailure)),
 
       write: ({ filePath, content }) =>
         change("write", filePath, (_, file) =>
           Effect.succeed({
             after: content,
-            note:
-              file.exists && file.text === content
-                ? "the content was already the same"
-                : `${lines(content)} lines`
+            note: file.exists && file.text === content ? "the content was already the same" : lines(content)
           })
         ),
 
       edit: ({ filePath, oldString, newString, replaceAll }) =>
         change("edit", filePath, (where, file) => {
           if (!file.exists) {
-            if (oldString === "")
-              return Effect.succeed({ after: newString, note: `${lines(newString)} lines` })
+            if (oldString === "") return Effect.succeed({ after: newString, note: lines(newString) })
             return Effect.fail(
               fileError(
                 `${where.pattern} does not exist: check the path, or create it with write (or edit with an empty oldString)`

@@ -1,3 +1,5 @@
+import { execFileSync } from "node:child_process"
+import * as NodeFsSync from "node:fs"
 import * as NodeFs from "node:fs/promises"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
@@ -355,6 +357,180 @@ describe("FileTools", () => {
         assert.isTrue(refused.isFailure)
         assert.strictEqual(failure(refused)._tag, "FileChangeRecordError")
         assert.strictEqual(yield* text(path), "someone else\n")
+      })
+    )
+  )
+
+  it.effect("read: CRLF line ends, a last line without one, multi-byte text and the count of the rest", () =>
+    withTools((root) =>
+      Effect.gen(function* () {
+        yield* Effect.promise(() => NodeFs.writeFile(NodePath.join(root, "crlf.txt"), "a\r\nbé\r\n\r\nd ✓"))
+        const all = yield* call(root, "read", { filePath: "crlf.txt" })
+        assert.strictEqual((all.result as FileTools.ReadResult).output, "1| a\n2| bé\n3| \n4| d ✓")
+        const part = yield* call(root, "read", { filePath: "crlf.txt", offset: 2, limit: 1 })
+        assert.strictEqual(
+          (part.result as FileTools.ReadResult).output,
+          "2| bé\n(2 more lines: read again with offset 3)"
+        )
+      })
+    )
+  )
+
+  it.effect("write and edit say 1 line, not 1 lines", () =>
+    withTools((root) =>
+      Effect.gen(function* () {
+        const one = yield* call(root, "write", { filePath: "src/one.txt", content: "hello\n" })
+        assert.strictEqual(changed(one).output, "Created src/one.txt: 1 line.")
+        const two = yield* call(root, "write", { filePath: "src/two.txt", content: "a\nb\n" })
+        assert.strictEqual(changed(two).output, "Created src/two.txt: 2 lines.")
+        const made = yield* call(root, "edit", { filePath: "src/three.txt", oldString: "", newString: "x" })
+        assert.strictEqual(changed(made).output, "Created src/three.txt: 1 line.")
+      })
+    )
+  )
+
+  it.effect("read refuses a FIFO (without blocking on it), a device and a directory, saying what it is", () =>
+    withTools((root) =>
+      Effect.gen(function* () {
+        yield* replier("once")
+        execFileSync("mkfifo", [NodePath.join(root, "pipe")])
+        const cases = [
+          ["pipe", "cannot read pipe: it is a FIFO (named pipe), not a regular file"],
+          ["/dev/zero", "cannot read /dev/zero: it is a character device, not a regular file"],
+          ["src", "cannot read src: it is a directory, not a regular file"]
+        ] as const
+        for (const [filePath, message] of cases) {
+          const result = yield* call(root, "read", { filePath }).pipe(Effect.timeout("5 seconds"))
+          assert.isTrue(result.isFailure, filePath)
+          assert.strictEqual(failure(result).message, message)
+        }
+        // write and edit refuse them too, before any ask about the change.
+        const edited = yield* call(root, "edit", { filePath: "pipe", oldString: "a", newString: "b" }).pipe(
+          Effect.timeout("5 seconds")
+        )
+        assert.strictEqual(
+          failure(edited).message,
+          "cannot change pipe: it is a FIFO (named pipe), not a regular file"
+        )
+        const written = yield* call(root, "write", { filePath: "pipe", content: "x" }).pipe(
+          Effect.timeout("5 seconds")
+        )
+        assert.include(failure(written).message, "it is a FIFO (named pipe)")
+      }).pipe(Effect.scoped)
+    )
+  )
+
+  it.effect(
+    "read of a file over 50 MiB reads only what the output needs, and says when the cap cut it",
+    () =>
+      withTools((root) =>
+        Effect.gen(function* () {
+          // 540 000 numbered lines of 100 bytes: 54 MB, so line 524 289 starts at the 50 MiB cap.
+          const lines = 540_000
+          const data = Buffer.alloc(lines * 100, "x")
+          for (let i = 0; i < lines; i++) {
+            data.write(String(i + 1).padStart(10, "0"), i * 100, "latin1")
+            data[i * 100 + 10] = 0x20
+            data[i * 100 + 99] = 0x0a
+          }
+          const path = NodePath.join(root, "huge.log")
+          yield* Effect.promise(() => NodeFs.writeFile(path, data))
+          assert.isAbove(data.length, FileTools.MAX_READ_BYTES)
+          const line = (n: number) => `${String(n).padStart(10, "0")} ${"x".repeat(88)}`
+
+          // The first lines: the rest is not counted through the whole file.
+          const head = yield* call(root, "read", { filePath: "huge.log", limit: 2 })
+          assert.strictEqual(
+            (head.result as FileTools.ReadResult).output,
+            `1| ${line(1)}\n2| ${line(2)}\n(more lines follow, not counted: the file is larger than the 50 MiB read looks at in one call; read again with offset 3)`
+          )
+
+          // Asked for more than the cap holds: what fits, and a notice the model sees.
+          const most = yield* call(root, "read", { filePath: "huge.log", offset: 524_000, limit: 1_000_000 })
+          const value = most.result as FileTools.ReadResult
+          assert.isFalse(most.isFailure)
+          assert.isTrue(value.output.startsWith(`524000| ${line(524_000)}\n`))
+          assert.include(value.output, `524288| ${line(524_288)}\n\n(read stopped after 50 MiB of huge.log`)
+          assert.notInclude(value.output, "524289|")
+          assert.include(value.output, "read again with offset 524289)")
+
+          // A line past the cap is refused with what to do instead.
+          const far = yield* call(root, "read", { filePath: "huge.log", offset: 530_000, limit: 10 })
+          assert.isTrue(far.isFailure)
+          assert.include(failure(far).message, "line 530000: that line does not end within the first 50 MiB")
+          assert.include(failure(far).message, "sed -n '530000,530009p'")
+        })
+      ),
+    30_000
+  )
+
+  it.effect("write and edit refuse a file over 10 MiB, naming the limit", () =>
+    withTools((root) =>
+      Effect.gen(function* () {
+        const path = NodePath.join(root, "src/large.txt")
+        yield* Effect.promise(() => NodeFs.writeFile(path, "a\n".repeat(5.5 * 1024 * 1024)))
+        const { declared, recorder } = recording()
+        const edited = yield* call(
+          root,
+          "edit",
+          { filePath: "src/large.txt", oldString: "a", newString: "b", replaceAll: true },
+          recorder
+        )
+        assert.isTrue(edited.isFailure)
+        assert.strictEqual(
+          failure(edited).message,
+          "cannot change src/large.txt: it is larger than the 10 MiB write and edit handle; change it with bash instead"
+        )
+        const written = yield* call(
+          root,
+          "write",
+          { filePath: "src/large.txt", content: "small\n" },
+          recorder
+        )
+        assert.include(failure(written).message, "larger than the 10 MiB")
+        assert.strictEqual(declared.length, 0)
+        assert.strictEqual((yield* Effect.promise(() => NodeFs.stat(path))).size, 11 * 1024 * 1024)
+      })
+    )
+  )
+
+  it.effect(
+    "edit replaces the file in one step: a reader holding it sees the old text, the new one is whole, mode kept",
+    () =>
+      withTools((root) =>
+        Effect.gen(function* () {
+          const path = NodePath.join(root, "src/a.ts")
+          yield* Effect.promise(() => NodeFs.chmod(path, 0o640))
+          const reader = NodeFsSync.openSync(path, "r")
+          const big = "y".repeat(4 * 1024 * 1024)
+          const result = yield* call(root, "edit", { filePath: "src/a.ts", oldString: "two", newString: big })
+          assert.isFalse(result.isFailure)
+          // The descriptor opened before still reads the old file: it was never rewritten in place.
+          const old = Buffer.alloc(64)
+          const n = NodeFsSync.readSync(reader, old, 0, 64, 0)
+          NodeFsSync.closeSync(reader)
+          assert.strictEqual(old.subarray(0, n).toString(), "one\ntwo\nthree\n")
+          assert.strictEqual(yield* text(path), `one\n${big}\nthree\n`)
+          assert.strictEqual((yield* Effect.promise(() => NodeFs.stat(path))).mode & 0o777, 0o640)
+          // No temporary file is left beside it.
+          assert.deepStrictEqual(
+            (yield* Effect.promise(() => NodeFs.readdir(NodePath.join(root, "src")))).sort(),
+            ["a.ts", "dup.ts"]
+          )
+        })
+      )
+  )
+
+  it.effect("a file with other hard links is changed in place, so every link sees the change", () =>
+    withTools((root, base) =>
+      Effect.gen(function* () {
+        const path = NodePath.join(root, "src/a.ts")
+        const other = NodePath.join(base, "hardlink.ts")
+        yield* Effect.promise(() => NodeFs.link(path, other))
+        const result = yield* call(root, "write", { filePath: "src/a.ts", content: "short\n" })
+        assert.isFalse(result.isFailure)
+        assert.strictEqual(yield* text(path), "short\n")
+        assert.strictEqual(yield* text(other), "short\n")
       })
     )
   )

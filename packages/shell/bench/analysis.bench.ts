@@ -16,7 +16,10 @@ const corpus = fs
   .split("\n")
   .filter((line) => line.trim() !== "")
   .map((line) => JSON.parse(line) as { command: string; shell?: string })
-  .map((entry) => ({ command: entry.command, dialect: entry.shell === "powershell" ? ("powershell" as const) : ("bash" as const) }))
+  .map((entry) => ({
+    command: entry.command,
+    dialect: entry.shell === "powershell" ? ("powershell" as const) : ("bash" as const)
+  }))
 
 // The baseline: the same grammars, used directly.
 const files = ShellParser.files()
@@ -67,8 +70,18 @@ const ratio = p50Analyze / p50Parse
 report(
   "shell-analysis",
   [
-    { case: "bare parse + delete", "p50 µs": us(p50Parse), "p99 µs": us(p99Parse), "max µs": us(Math.max(...perParse)) },
-    { case: "ShellAnalysis.analyze", "p50 µs": us(p50Analyze), "p99 µs": us(p99Analyze), "max µs": us(Math.max(...perAnalyze)) }
+    {
+      case: "bare parse + delete",
+      "p50 µs": us(p50Parse),
+      "p99 µs": us(p99Parse),
+      "max µs": us(Math.max(...perParse))
+    },
+    {
+      case: "ShellAnalysis.analyze",
+      "p50 µs": us(p50Analyze),
+      "p99 µs": us(p99Analyze),
+      "max µs": us(Math.max(...perAnalyze))
+    }
   ],
   {
     commands: corpus.length,
@@ -76,6 +89,7 @@ report(
     "median of per-command ratios": Math.round(median(ratios) * 100) / 100,
     "target: p50 analyze <= 3x p50 bare parse":
       ratio <= 3 ? `met (${ratio.toFixed(2)}x)` : `MISSED (${ratio.toFixed(2)}x)`,
-    "target: p99 analyze < 1 ms": p99Analyze < 1 ? `met (${us(p99Analyze)} µs)` : `MISSED (${us(p99Analyze)} µs)`
+    "target: p99 analyze < 1 ms":
+      p99Analyze < 1 ? `met (${us(p99Analyze)} µs)` : `MISSED (${us(p99Analyze)} µs)`
   }
 )

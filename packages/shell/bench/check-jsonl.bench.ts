@@ -17,7 +17,9 @@ const project = fs.mkdtempSync(NodePath.join(os.tmpdir(), "gatehouse-bench-check
 fs.mkdirSync(NodePath.join(project, "src"))
 fs.writeFileSync(
   NodePath.join(project, "gatehouse.json"),
-  JSON.stringify({ permission: { bash: { "*": "ask", "git status *": "allow", "rm *": "deny" }, edit: { ".git/*": "deny" } } })
+  JSON.stringify({
+    permission: { bash: { "*": "ask", "git status *": "allow", "rm *": "deny" }, edit: { ".git/*": "deny" } }
+  })
 )
 
 const check = (stdin: string) => {

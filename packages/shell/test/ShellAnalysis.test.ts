@@ -2,8 +2,8 @@ import * as NodePath from "node:path"
 import { assert, describe, it, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { afterAll } from "vitest"
-import { joinContinuations } from "../src/internal/text.ts"
 import { ShellAnalysis, ShellParser } from "../src/index.ts"
+import { joinContinuations } from "../src/internal/text.ts"
 import { makeProject, removeProject } from "./gate-support.ts"
 
 const project = makeProject()
@@ -43,7 +43,10 @@ layer(ShellParser.layer)("ShellAnalysis.analyze", (it) => {
         ["(a; b) && { c; }", ["a", "b", "c"]],
         ["echo $(a) `b` <(c) >(d)", ["echo $(a) `b` <(c) >(d)", "a", "b", "c", "d"]],
         ["if a; then b; elif c; then d; else e; fi", ["a", "b", "c", "d", "e"]],
-        ["for x in 1 2; do a $x; done; while b; do c; done; until d; do e; done", ["a $x", "b", "c", "d", "e"]],
+        [
+          "for x in 1 2; do a $x; done; while b; do c; done; until d; do e; done",
+          ["a $x", "b", "c", "d", "e"]
+        ],
         ["case $v in x) a;; *) b;; esac", ["a", "b"]],
         ["f() { a; }; function g { b; }", ["a", "b"]],
         ["x=$(a) y=`b`", ["a", "b"]],
@@ -84,9 +87,9 @@ layer(ShellParser.layer)("ShellAnalysis.analyze", (it) => {
       )
       const wrapped = analysis.commands.map((c) => [c.argv.join(" "), c.origin, c.via ?? ""])
       assert.deepStrictEqual(wrapped.slice(1, 5), [
-        ["env -C /tmp A=1 timeout -k 5 10 nice -n 3 bash -c eval \"ls -la\"", "wrapped", "sudo"],
-        ["timeout -k 5 10 nice -n 3 bash -c eval \"ls -la\"", "wrapped", "env"],
-        ["nice -n 3 bash -c eval \"ls -la\"", "wrapped", "timeout"],
+        ['env -C /tmp A=1 timeout -k 5 10 nice -n 3 bash -c eval "ls -la"', "wrapped", "sudo"],
+        ['timeout -k 5 10 nice -n 3 bash -c eval "ls -la"', "wrapped", "env"],
+        ['nice -n 3 bash -c eval "ls -la"', "wrapped", "timeout"],
         ['bash -c eval "ls -la"', "wrapped", "nice"]
       ])
       assert.strictEqual(analysis.commands[2]?.assignments[0], "A=1")
@@ -98,18 +101,29 @@ layer(ShellParser.layer)("ShellAnalysis.analyze", (it) => {
   it.effect("decodes PowerShell's -EncodedCommand and follows call operators and script blocks", () =>
     Effect.gen(function* () {
       const encoded = Buffer.from("Remove-Item -Recurse build", "utf16le").toString("base64")
-      const analysis = yield* analyze(`pwsh -NoProfile -EncodedCommand ${encoded}; & { Get-Date }; iex 'Get-Process'`, "powershell")
+      const analysis = yield* analyze(
+        `pwsh -NoProfile -EncodedCommand ${encoded}; & { Get-Date }; iex 'Get-Process'`,
+        "powershell"
+      )
       assert.includeMembers(argvs(analysis), ["Remove-Item -Recurse build", "Get-Date", "Get-Process"])
       assert.isTrue(
-        analysis.commands.some((c) => c.argv[0] === "Remove-Item" && c.notes.some((n) => n.kind === "destructive"))
+        analysis.commands.some(
+          (c) => c.argv[0] === "Remove-Item" && c.notes.some((n) => n.kind === "destructive")
+        )
       )
     })
   )
 
   it.effect("marks paths read or written, inside or outside, after cd and through symlinks", () =>
     Effect.gen(function* () {
-      const analysis = yield* analyze("cd src && cp index.ts ../link-out/copy.ts && cat ~/notes > ../build/out")
-      const paths = analysis.paths.map((p) => [NodePath.relative(NodePath.dirname(project.root), p.path), p.access, p.inside])
+      const analysis = yield* analyze(
+        "cd src && cp index.ts ../link-out/copy.ts && cat ~/notes > ../build/out"
+      )
+      const paths = analysis.paths.map((p) => [
+        NodePath.relative(NodePath.dirname(project.root), p.path),
+        p.access,
+        p.inside
+      ])
       assert.deepInclude(paths, ["project/src", "read", true])
       assert.deepInclude(paths, ["project/src/index.ts", "read", true])
       assert.deepInclude(paths, ["outside/copy.ts", "write", false])
@@ -123,6 +137,7 @@ layer(ShellParser.layer)("ShellAnalysis.analyze", (it) => {
       const cases: ReadonlyArray<[string, string]> = [
         ["$CMD x", "unmodelled"],
         ["$(which rm) x", "unmodelled"],
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell expansion, not a template
         ["echo ${!x}", "unmodelled"],
         ["source x.sh", "unmodelled"],
         ["echo x\u202e", "unmodelled"],

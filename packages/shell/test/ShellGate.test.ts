@@ -34,7 +34,10 @@ layer(ShellParser.layer)("ShellGate", (it) => {
           ['"rm" -rf x', ["rm -rf x"]],
           ["r''m -rf x", ["rm -rf x"]],
           ["/bin/rm -rf x", ["/bin/rm -rf x", "rm -rf x"]],
-          ["CI=1 /usr/bin/git  push", ["CI=1 /usr/bin/git push", "/usr/bin/git push", "CI=1 git push", "git push"]],
+          [
+            "CI=1 /usr/bin/git  push",
+            ["CI=1 /usr/bin/git push", "/usr/bin/git push", "CI=1 git push", "git push"]
+          ],
           ["sudo rm -rf x", ["sudo rm -rf x", "rm -rf x"]]
         ]
         for (const [command, patterns] of cases) {
@@ -66,80 +69,94 @@ layer(ShellParser.layer)("ShellGate", (it) => {
   })
 
   describe("always", () => {
-    it.effect("is the arity prefix for a plain command, the exact text otherwise, never a whole interpreter", () =>
-      Effect.gen(function* () {
-        const cases: ReadonlyArray<[string, ReadonlyArray<string>]> = [
-          ["git log --oneline -5", ["git log *"]],
-          ["ls -la", ["ls *"]],
-          ["npm run dev -- --port 3", ["npm run dev *"]],
-          ["CI=1 npm test", ["CI=1 npm test"]],
-          ["sudo ls -la", ["sudo ls -la", "ls *"]],
-          ["env ls", ["env ls", "ls *"]],
-          ["bash -c 'ls'", ["bash -c ls", "ls *"]],
-          ["python3 -c 'print(1)'", ["python3 -c print(1)"]],
-          ["python3 -m pytest", ["python3 -m pytest"]],
-          ["python script.py", ["python script.py *"]],
-          ["python3 script.py", ["python3 script.py"]],
-          ["xargs ls", ["xargs ls", "ls *"]],
-          ["eval ls", ["eval ls", "ls *"]],
-          ["rm -rf build", ["rm -rf build"]],
-          ["rm *.log", ["rm *"]],
-          ["rm -f *.log", []],
-          ["$CMD x", ["$CMD x"]]
-        ]
-        for (const [command, always] of cases) {
-          const verdict = yield* judge(project, command)
-          const got = request(verdict, "bash")?.always ?? []
-          assert.deepStrictEqual(got, always, command)
-          for (const pattern of got) {
-            assert.notStrictEqual(pattern, "*")
-            assert.notMatch(pattern, /^(bash|sh|env|sudo|xargs|eval|python3?|node) \*$/)
+    it.effect(
+      "is the arity prefix for a plain command, the exact text otherwise, never a whole interpreter",
+      () =>
+        Effect.gen(function* () {
+          const cases: ReadonlyArray<[string, ReadonlyArray<string>]> = [
+            ["git log --oneline -5", ["git log *"]],
+            ["ls -la", ["ls *"]],
+            ["npm run dev -- --port 3", ["npm run dev *"]],
+            ["CI=1 npm test", ["CI=1 npm test"]],
+            ["sudo ls -la", ["sudo ls -la", "ls *"]],
+            ["env ls", ["env ls", "ls *"]],
+            ["bash -c 'ls'", ["bash -c ls", "ls *"]],
+            ["python3 -c 'print(1)'", ["python3 -c print(1)"]],
+            ["python3 -m pytest", ["python3 -m pytest"]],
+            ["python script.py", ["python script.py *"]],
+            ["python3 script.py", ["python3 script.py"]],
+            ["xargs ls", ["xargs ls", "ls *"]],
+            ["eval ls", ["eval ls", "ls *"]],
+            ["rm -rf build", ["rm -rf build"]],
+            ["rm *.log", ["rm *"]],
+            ["rm -f *.log", []],
+            ["$CMD x", ["$CMD x"]]
+          ]
+          for (const [command, always] of cases) {
+            const verdict = yield* judge(project, command)
+            const got = request(verdict, "bash")?.always ?? []
+            assert.deepStrictEqual(got, always, command)
+            for (const pattern of got) {
+              assert.notStrictEqual(pattern, "*")
+              assert.notMatch(pattern, /^(bash|sh|env|sudo|xargs|eval|python3?|node) \*$/)
+            }
           }
-        }
-      })
+        })
     )
   })
 
   describe("verdict", () => {
-    it.effect("is deny if any pattern is denied, else ask if any asks, else allow; with the deciding rule and its source", () =>
-      Effect.gen(function* () {
-        const analysis = yield* ShellAnalysis.analyze("git status && git push", {
-          cwd: project.root,
-          projectRoot: project.root,
-          dialect: "bash"
+    it.effect(
+      "is deny if any pattern is denied, else ask if any asks, else allow; with the deciding rule and its source",
+      () =>
+        Effect.gen(function* () {
+          const analysis = yield* ShellAnalysis.analyze("git status && git push", {
+            cwd: project.root,
+            projectRoot: project.root,
+            dialect: "bash"
+          })
+          const ruleset = Permission.fromConfig({ bash: { "*": "allow", "git push *": "ask" } })
+          const sources = ["config bash *", "config bash git push *"]
+          const verdict = ShellGate.judge(analysis, { ruleset, sources })
+          assert.strictEqual(verdict.decision, "ask")
+          const decisions = request(verdict, "bash")?.rules.map((r) => [
+            r.pattern,
+            r.action,
+            r.rule.pattern,
+            r.source
+          ])
+          assert.deepStrictEqual(decisions, [
+            ["git status", "allow", "*", "config bash *"],
+            ["git push", "ask", "git push *", "config bash git push *"]
+          ])
+          const denied = ShellGate.judge(analysis, {
+            ruleset: Permission.fromConfig({ bash: { "*": "allow", "git status": "deny" } })
+          })
+          assert.strictEqual(denied.decision, "deny")
+          const none = ShellGate.judge(analysis, { ruleset: [] })
+          assert.strictEqual(request(none, "bash")?.rules[0]?.source, "default")
+          assert.strictEqual(none.decision, "ask")
         })
-        const ruleset = Permission.fromConfig({ bash: { "*": "allow", "git push *": "ask" } })
-        const sources = ["config bash *", "config bash git push *"]
-        const verdict = ShellGate.judge(analysis, { ruleset, sources })
-        assert.strictEqual(verdict.decision, "ask")
-        const decisions = request(verdict, "bash")?.rules.map((r) => [r.pattern, r.action, r.rule.pattern, r.source])
-        assert.deepStrictEqual(decisions, [
-          ["git status", "allow", "*", "config bash *"],
-          ["git push", "ask", "git push *", "config bash git push *"]
-        ])
-        const denied = ShellGate.judge(analysis, {
-          ruleset: Permission.fromConfig({ bash: { "*": "allow", "git status": "deny" } })
-        })
-        assert.strictEqual(denied.decision, "deny")
-        const none = ShellGate.judge(analysis, { ruleset: [] })
-        assert.strictEqual(request(none, "bash")?.rules[0]?.source, "default")
-        assert.strictEqual(none.decision, "ask")
-      })
     )
 
-    it.effect("mode auto approves catch-all asks, but not specific rules, external_directory, or flagged commands", () =>
-      Effect.gen(function* () {
-        const plain = yield* judge(project, "ls -la", { block: ASK_ALL, mode: "auto" })
-        assert.strictEqual(plain.decision, "allow")
-        assert.strictEqual(request(plain, "bash")?.approvedBy, "auto")
-        const specific = yield* judge(project, "git push", { block: { bash: { "*": "allow", "git push *": "ask" } }, mode: "auto" })
-        assert.strictEqual(specific.decision, "ask")
-        const outside = yield* judge(project, "cat /etc/hostname", { block: ASK_ALL, mode: "auto" })
-        assert.strictEqual(request(outside, "external_directory")?.decision, "ask")
-        const risky = yield* judge(project, "rm -rf build", { block: ASK_ALL, mode: "auto" })
-        assert.isTrue(request(risky, "bash")?.needsPerson)
-        assert.strictEqual(risky.decision, "ask")
-      })
+    it.effect(
+      "mode auto approves catch-all asks, but not specific rules, external_directory, or flagged commands",
+      () =>
+        Effect.gen(function* () {
+          const plain = yield* judge(project, "ls -la", { block: ASK_ALL, mode: "auto" })
+          assert.strictEqual(plain.decision, "allow")
+          assert.strictEqual(request(plain, "bash")?.approvedBy, "auto")
+          const specific = yield* judge(project, "git push", {
+            block: { bash: { "*": "allow", "git push *": "ask" } },
+            mode: "auto"
+          })
+          assert.strictEqual(specific.decision, "ask")
+          const outside = yield* judge(project, "cat /etc/hostname", { block: ASK_ALL, mode: "auto" })
+          assert.strictEqual(request(outside, "external_directory")?.decision, "ask")
+          const risky = yield* judge(project, "rm -rf build", { block: ASK_ALL, mode: "auto" })
+          assert.isTrue(request(risky, "bash")?.needsPerson)
+          assert.strictEqual(risky.decision, "ask")
+        })
     )
 
     it.effect("mode yolo approves every ask and never a deny", () =>
@@ -151,20 +168,22 @@ layer(ShellParser.layer)("ShellGate", (it) => {
       })
     )
 
-    it.effect("an unmodelled command asks even where the rules allow it, and rulesetFor makes Permission ask too", () =>
-      Effect.gen(function* () {
-        const verdict = yield* judge(project, "$CMD x", { block: { bash: { "*": "allow" } } })
-        const bash = request(verdict, "bash")!
-        assert.strictEqual(bash.ruled, "allow")
-        assert.strictEqual(bash.decision, "ask")
-        assert.isTrue(bash.escalated)
-        const base = rules({ bash: { "*": "allow" } })
-        const strict = ShellGate.rulesetFor(bash, base)
-        assert.strictEqual(Permission.evaluate("bash", "$CMD x", base).action, "allow")
-        assert.strictEqual(Permission.evaluate("bash", "$CMD x", strict).action, "ask")
-        const plain = request(yield* judge(project, "ls"), "bash")!
-        assert.strictEqual(ShellGate.rulesetFor(plain, base), base)
-      })
+    it.effect(
+      "an unmodelled command asks even where the rules allow it, and rulesetFor makes Permission ask too",
+      () =>
+        Effect.gen(function* () {
+          const verdict = yield* judge(project, "$CMD x", { block: { bash: { "*": "allow" } } })
+          const bash = request(verdict, "bash")!
+          assert.strictEqual(bash.ruled, "allow")
+          assert.strictEqual(bash.decision, "ask")
+          assert.isTrue(bash.escalated)
+          const base = rules({ bash: { "*": "allow" } })
+          const strict = ShellGate.rulesetFor(bash, base)
+          assert.strictEqual(Permission.evaluate("bash", "$CMD x", base).action, "allow")
+          assert.strictEqual(Permission.evaluate("bash", "$CMD x", strict).action, "ask")
+          const plain = request(yield* judge(project, "ls"), "bash")!
+          assert.strictEqual(ShellGate.rulesetFor(plain, base), base)
+        })
     )
 
     it.effect("make binds analysis and judgement to the parser", () =>
@@ -205,19 +224,26 @@ layer(ShellParser.layer)("ShellGate", (it) => {
       })
     )
 
-    it.effect("5, 6, 20: PowerShell commands in blocks; Remove-Item -Recurse is remembered exactly; expressions are not commands", () =>
-      Effect.gen(function* () {
-        const blocks = yield* judge(project, "Write-Host foo; if ($?) { Write-Host bar }", { dialect: "powershell" })
-        assert.includeMembers([...(request(blocks, "bash")?.patterns ?? [])], ["Write-Host foo", "Write-Host bar"])
-        assert.include(request(blocks, "bash")?.always ?? [], "Write-Host *")
-        // Gatehouse differs from opencode here: a destructive command is remembered exactly.
-        const remove = yield* judge(project, "Remove-Item -Recurse tmp", { dialect: "powershell" })
-        assert.notInclude(request(remove, "bash")?.always ?? [], "Remove-Item -Recurse *")
-        assert.deepStrictEqual(request(remove, "bash")?.always, ["Remove-Item -Recurse tmp"])
-        const expression = yield* judge(project, "Write-Output ('a' * 3)", { dialect: "powershell" })
-        assert.notInclude(request(expression, "bash")?.patterns ?? [], "a * 3")
-        assert.notInclude(request(expression, "bash")?.always ?? [], "a *")
-      })
+    it.effect(
+      "5, 6, 20: PowerShell commands in blocks; Remove-Item -Recurse is remembered exactly; expressions are not commands",
+      () =>
+        Effect.gen(function* () {
+          const blocks = yield* judge(project, "Write-Host foo; if ($?) { Write-Host bar }", {
+            dialect: "powershell"
+          })
+          assert.includeMembers(
+            [...(request(blocks, "bash")?.patterns ?? [])],
+            ["Write-Host foo", "Write-Host bar"]
+          )
+          assert.include(request(blocks, "bash")?.always ?? [], "Write-Host *")
+          // Gatehouse differs from opencode here: a destructive command is remembered exactly.
+          const remove = yield* judge(project, "Remove-Item -Recurse tmp", { dialect: "powershell" })
+          assert.notInclude(request(remove, "bash")?.always ?? [], "Remove-Item -Recurse *")
+          assert.deepStrictEqual(request(remove, "bash")?.always, ["Remove-Item -Recurse tmp"])
+          const expression = yield* judge(project, "Write-Output ('a' * 3)", { dialect: "powershell" })
+          assert.notInclude(request(expression, "bash")?.patterns ?? [], "a * 3")
+          assert.notInclude(request(expression, "bash")?.always ?? [], "a *")
+        })
     )
 
     it.effect("7, 27, 28: external_directory for paths outside, with metadata; none inside", () =>
@@ -238,18 +264,20 @@ layer(ShellParser.layer)("ShellGate", (it) => {
       })
     )
 
-    it.effect("19, 22, 23, 30: cd and workdir outside ask for the directory; cd produces no bash request", () =>
-      Effect.gen(function* () {
-        const setLocation = yield* judge(project, "Set-Location /tmp", { dialect: "powershell" })
-        assert.include(request(setLocation, "external_directory")?.patterns ?? [], "/tmp/*")
-        assert.isUndefined(request(setLocation, "bash"))
-        const up = yield* judge(project, "cd ../")
-        assert.isDefined(request(up, "external_directory"))
-        const workdir = yield* judge(project, "echo ok", { cwd: project.outside })
-        assert.include(request(workdir, "external_directory")?.patterns ?? [], `${project.outside}/*`)
-        const here = yield* judge(project, "cd .")
-        assert.isUndefined(request(here, "bash"))
-      })
+    it.effect(
+      "19, 22, 23, 30: cd and workdir outside ask for the directory; cd produces no bash request",
+      () =>
+        Effect.gen(function* () {
+          const setLocation = yield* judge(project, "Set-Location /tmp", { dialect: "powershell" })
+          assert.include(request(setLocation, "external_directory")?.patterns ?? [], "/tmp/*")
+          assert.isUndefined(request(setLocation, "bash"))
+          const up = yield* judge(project, "cd ../")
+          assert.isDefined(request(up, "external_directory"))
+          const workdir = yield* judge(project, "echo ok", { cwd: project.outside })
+          assert.include(request(workdir, "external_directory")?.patterns ?? [], `${project.outside}/*`)
+          const here = yield* judge(project, "cd .")
+          assert.isUndefined(request(here, "bash"))
+        })
     )
   })
 })

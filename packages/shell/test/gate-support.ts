@@ -35,7 +35,14 @@ export const makeProject = (): Project => {
   const root = NodePath.join(base, "project")
   const outside = NodePath.join(base, "outside")
   const home = NodePath.join(base, "home")
-  for (const dir of [root, outside, home, NodePath.join(root, ".git", "hooks"), NodePath.join(root, "src"), NodePath.join(root, "build")]) {
+  for (const dir of [
+    root,
+    outside,
+    home,
+    NodePath.join(root, ".git", "hooks"),
+    NodePath.join(root, "src"),
+    NodePath.join(root, "build")
+  ]) {
     fs.mkdirSync(dir, { recursive: true })
   }
   fs.writeFileSync(NodePath.join(root, ".git", "config"), "[core]\n")
@@ -68,7 +75,10 @@ export const judge = (project: Project, command: string, options: JudgeOptions =
     home: project.home
   }).pipe(
     Effect.map((analysis) =>
-      ShellGate.judge(analysis, { ruleset: rules(options.block), ...(options.mode ? { mode: options.mode } : {}) })
+      ShellGate.judge(analysis, {
+        ruleset: rules(options.block),
+        ...(options.mode ? { mode: options.mode } : {})
+      })
     )
   )
 

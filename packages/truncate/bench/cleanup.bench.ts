@@ -49,6 +49,8 @@ try {
     const b = NodePath.join(root, `b${run}`)
     copy(template, a)
     copy(template, b)
+    // Flush the copies first, so neither side pays for the other's pending metadata writes.
+    spawnSync("sync")
     const cleanup = () =>
       Effect.runPromise(
         Effect.gen(function* () {

@@ -238,6 +238,8 @@ export interface CleanupResult {
 }
 
 /**
+ * The truncation service: bounded results, spill files, and their cleanup.
+ *
  * @since 0.0.0
  */
 export interface Interface {
@@ -260,6 +262,8 @@ export interface Interface {
 }
 
 /**
+ * The truncation service (see `Interface`); provided by `layer` and `layerWith`.
+ *
  * @since 0.0.0
  */
 export class Service extends Context.Service<Service, Interface>()("@gatehouse/truncate/Truncate") {}
@@ -317,12 +321,8 @@ export const defaultDirectory: Effect.Effect<string> = Config.String("XDG_DATA_H
 const limit = (value: number | undefined, fallback: number): number =>
   value === undefined || Number.isNaN(value) ? fallback : Math.max(0, Math.floor(value))
 
-/**
- * Builds the service on any `FileSystem` and starts the reaper in the current scope.
- *
- * @since 0.0.0
- */
-export const make = Effect.fnUntraced(function* (options: LayerOptions = {}) {
+// The service on the `FileSystem` in context, with its reaper forked into the current scope.
+const make = Effect.fnUntraced(function* (options: LayerOptions = {}) {
   const fs = yield* FileSystem.FileSystem
   const directory = options.directory ?? (yield* defaultDirectory)
   const maxLines = limit(options.maxLines, MAX_LINES)

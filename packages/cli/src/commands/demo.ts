@@ -5,7 +5,7 @@ import * as NodeFs from "node:fs/promises"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import { NodeServices } from "@effect/platform-node"
-import { Bus, type BusEvent, Instance } from "@gatehouse/core"
+import { Bus, BusEvent, Instance } from "@gatehouse/core"
 import { ApprovalStore, Permission } from "@gatehouse/permission"
 import {
   Checkpoint,
@@ -17,9 +17,10 @@ import {
   SessionStatus,
   SessionStore
 } from "@gatehouse/session"
-import { Effect, Layer, Stream } from "effect"
+import { Cause, Deferred, Effect, Exit, Fiber, Layer, Schema, Stream } from "effect"
 import * as AskPrompt from "../AskPrompt.ts"
 import * as Config from "../Config.ts"
+import * as TerminalText from "../TerminalText.ts"
 
 const usage = `usage: gatehouse demo [--yes] [--script FILE] [--keep]
 
@@ -34,7 +35,8 @@ to how they were, from the turn's checkpoint.
   --script FILE  play another script (JSON: { "turns": [ { "parts": [...] } ] })
   --keep         keep the workspace afterwards (it is removed by default)
 
-Without a terminal and without --yes, permission asks fail closed: they are rejected.`
+Without a terminal and without --yes, permission asks fail closed: they are rejected.
+Ctrl-C stops the session: running commands are stopped and the workspace is removed.`
 
 const PROMPT =
   "Show me around this project: what is in it, do its checks pass, and what does the test log say?"
@@ -77,7 +79,7 @@ const makeWorkspace = async (): Promise<string> => {
 
 const firstLine = (path: string) => {
   try {
-    return NodeFsSync.readFileSync(path, "utf8").split("\n")[0] ?? ""
+    return TerminalText.printable(NodeFsSync.readFileSync(path, "utf8").split("\n")[0] ?? "")
   } catch {
     return "(unreadable)"
   }
@@ -121,13 +123,40 @@ const colors = (on: boolean) => {
 }
 
 const oneLine = (value: unknown, max = 80) => {
-  const text = JSON.stringify(value) ?? ""
+  const text = TerminalText.printable(JSON.stringify(value) ?? "")
   return text.length > max ? `${text.slice(0, max - 3)}...` : text
 }
 
-/** Renders bus events as they arrive; answers asks. Returns counters for the closing line. */
-const renderer = (flags: Flags, interactive: boolean, workspace: string) => {
-  const out = process.stdout
+/** What the model or a tool wrote, safe to print (see TerminalText). */
+const safe = (text: string) => TerminalText.printable(text)
+
+/**
+ * Published on the demo's bus after each turn: once the renderer has handled it, it has
+ * handled everything the turn published before it (a subscriber gets events in order, and
+ * the newest one is never the one a lagging subscriber loses).
+ */
+export const Rendered = BusEvent.define("demo.rendered", Schema.Struct({ step: Schema.Number }))
+
+/**
+ * What the renderer may do about a permission ask: reply to it, check that it is still
+ * pending (a turn that was interrupted drops its asks without a `permission.replied`), and
+ * prompt the person (when there is a terminal).
+ */
+export interface Actions {
+  readonly reply: (input: Permission.ReplyInput) => Effect.Effect<void, never, Instance.Current>
+  readonly pending: (requestID: string) => Effect.Effect<boolean, never, Instance.Current>
+  readonly prompt?: AskPrompt.Prompt | undefined
+}
+
+/**
+ * Renders bus events as they arrive on `out`; answers asks. Returns counters for the
+ * closing line. Exported for the tests.
+ */
+export const renderer = (
+  flags: Pick<Flags, "yes">,
+  workspace: string,
+  out: NodeJS.WritableStream & { readonly isTTY?: boolean } = process.stdout
+) => {
   const c = colors(Boolean(out.isTTY))
   let atLineStart = true
   let streaming: string | undefined
@@ -149,7 +178,18 @@ const renderer = (flags: Flags, interactive: boolean, workspace: string) => {
     streaming = undefined
     write(`${text}\n`)
   }
-  const relative = (path: string) => (path.startsWith(workspace) ? NodePath.relative(workspace, path) : path)
+  const relative = (path: string) =>
+    safe(path.startsWith(workspace) ? NodePath.relative(workspace, path) : path)
+  // One Deferred per step: done when the renderer has handled that step's `Rendered`.
+  const rendered = new Map<number, Deferred.Deferred<void>>()
+  const renderedOf = (step: number) => {
+    let done = rendered.get(step)
+    if (done === undefined) {
+      done = Deferred.makeUnsafe<void>()
+      rendered.set(step, done)
+    }
+    return done
+  }
 
   const onPart = (part: Message.Part, delta: string | undefined) => {
     if ((part.type === "text" || part.type === "reasoning") && delta !== undefined) {
@@ -158,25 +198,25 @@ const renderer = (flags: Flags, interactive: boolean, workspace: string) => {
         write(part.type === "reasoning" ? c.dim(c.italic("thinking: ")) : c.cyan("assistant: "))
         streaming = part.id
       }
-      write(part.type === "reasoning" ? c.dim(c.italic(delta)) : delta)
+      const text = TerminalText.printable(delta, { newlines: true })
+      write(part.type === "reasoning" ? c.dim(c.italic(text)) : text)
       return
     }
     if (part.type !== "tool") return
     const state = part.state
     if (state.status === "running" && delta === undefined && state.metadata?.output === undefined) {
       stats.calls++
-      line(`  ${c.yellow("▸")} ${c.bold(part.tool)} ${c.dim(oneLine(state.input))}`)
+      line(`  ${c.yellow("▸")} ${c.bold(safe(part.tool))} ${c.dim(oneLine(state.input))}`)
     } else if (state.status === "completed") {
       stats.completed++
-      line(`  ${c.green("✓")} ${c.bold(part.tool)} ${c.dim(state.title)}`)
-      const lines = state.output.split("\n")
+      line(`  ${c.green("✓")} ${c.bold(safe(part.tool))} ${c.dim(safe(state.title))}`)
+      const lines = TerminalText.lines(state.output)
       const shown = lines.slice(0, 6)
       for (const text of shown) line(c.dim(`    │ ${text.length > 100 ? `${text.slice(0, 97)}...` : text}`))
       if (lines.length > shown.length) line(c.dim(`    │ ... ${lines.length - shown.length} more lines`))
       const diff = state.metadata.diff
       if (typeof diff === "string")
-        for (const text of diff
-          .split("\n")
+        for (const text of TerminalText.lines(diff)
           .slice(3)
           .filter((l) => l.startsWith("-") || l.startsWith("+")))
           line(c.dim(`    │ ${text}`))
@@ -187,20 +227,25 @@ const renderer = (flags: Flags, interactive: boolean, workspace: string) => {
       }
     } else if (state.status === "error") {
       stats.failed++
-      const first = state.error.split("\n")[0] ?? ""
-      line(`  ${c.red("✗")} ${c.bold(part.tool)} ${state.interrupted ? "aborted" : first}`)
+      const first = TerminalText.lines(state.error)[0] ?? ""
+      line(`  ${c.red("✗")} ${c.bold(safe(part.tool))} ${state.interrupted ? "aborted" : first}`)
     }
   }
 
   return {
     stats,
     line,
-    handle: (
-      event: BusEvent.Envelope,
-      reply: (input: Permission.ReplyInput) => Effect.Effect<void, never, Instance.Current>
-    ) =>
+    /** Waits until the renderer has handled the `Rendered` event of `step`. */
+    caughtUp: (step: number) => Deferred.await(renderedOf(step)),
+    handle: (event: BusEvent.Envelope, actions: Actions) =>
       Effect.gen(function* () {
+        const { reply } = actions
         switch (event.type) {
+          case Rendered.type: {
+            const { step } = event.properties as { step: number }
+            Deferred.doneUnsafe(renderedOf(step), Exit.void)
+            return
+          }
           case "message.updated": {
             const { info } = event.properties as { info: Message.Info }
             if (info.role === "assistant") stats.models.add(info.id)
@@ -215,15 +260,20 @@ const renderer = (flags: Flags, interactive: boolean, workspace: string) => {
             const request = event.properties as Permission.Request
             stats.asks++
             if (request.permission === "doom_loop")
-              line(c.yellow(`  ⟳ doom loop: the model repeats itself (${request.patterns.join(", ")})`))
+              line(
+                c.yellow(`  ⟳ doom loop: the model repeats itself (${request.patterns.map(safe).join(", ")})`)
+              )
+            // Nobody to ask (no terminal): the ask fails closed on its own.
+            if (!flags.yes && actions.prompt === undefined) return
+            // An interrupted turn drops its asks silently: do not show, or answer, a stale one.
+            if (!(yield* actions.pending(request.id))) return
             if (flags.yes) {
               for (const text of AskPrompt.describe(request, Boolean(out.isTTY))) line(text)
               line(c.dim("  → allowed once (--yes)"))
               return yield* reply({ requestID: request.id, reply: "once" })
             }
-            if (!interactive) return
             if (!atLineStart) write("\n")
-            const answer = yield* AskPrompt.ask(request, { input: process.stdin, output: out })
+            const answer = yield* actions.prompt!.ask(request)
             atLineStart = true
             streaming = undefined
             return yield* reply({
@@ -234,18 +284,20 @@ const renderer = (flags: Flags, interactive: boolean, workspace: string) => {
           }
           case "permission.replied": {
             const { reply: answer, reason } = event.properties as { reply: string; reason?: string }
-            if (answer === "reject" && reason !== undefined) line(c.red(`  → rejected (${reason})`))
+            if (answer === "reject" && reason !== undefined) line(c.red(`  → rejected (${safe(reason)})`))
             return
           }
           case "session.status": {
             const { status } = event.properties as { status: SessionStatus.Info }
             if (status.type === "retry")
-              line(c.yellow(`  … the model failed (${status.message}); retry ${status.attempt} shortly`))
+              line(
+                c.yellow(`  … the model failed (${safe(status.message)}); retry ${status.attempt} shortly`)
+              )
             return
           }
           case "session.error": {
             const { error } = event.properties as { error: Message.MessageError }
-            line(c.red(`  ! ${error.name}: ${error.message}`))
+            line(c.red(`  ! ${safe(error.name)}: ${safe(error.message)}`))
             return
           }
         }
@@ -259,7 +311,7 @@ const run = (flags: Flags, workspace: string) =>
     // The workspace's gatehouse.json, read like any project's: the agent defaults, then its rules.
     const config = yield* Config.load({ cwd: workspace })
     const script = yield* ScriptedModel.load(flags.script ?? ScriptedModel.demoScriptPath)
-    const view = renderer(flags, interactive, workspace)
+    const view = renderer(flags, workspace)
     const c = colors(Boolean(process.stdout.isTTY))
 
     const Live = SessionPrompt.layer({
@@ -292,9 +344,19 @@ const run = (flags: Flags, workspace: string) =>
       const checkpoints = yield* Checkpoint.Service
       const line = view.line
       const events = yield* bus.subscribeAll()
-      const reply = (input: Permission.ReplyInput) => permission.reply(input).pipe(Effect.ignore)
+      // One prompt (one reader of stdin) for the whole demo, closed when it ends.
+      const prompt =
+        !flags.yes && process.stdin.isTTY === true
+          ? yield* AskPrompt.make({ input: process.stdin, output: process.stdout })
+          : undefined
+      const actions: Actions = {
+        reply: (input) => permission.reply(input).pipe(Effect.ignore),
+        pending: (requestID) =>
+          Effect.map(permission.list(), (asks) => asks.some((ask) => ask.id === requestID)),
+        prompt
+      }
       yield* events.pipe(
-        Stream.runForEach((event) => view.handle(event, reply)),
+        Stream.runForEach((event) => view.handle(event, actions)),
         Effect.forkScoped
       )
       view.line(c.bold("Gatehouse demo: a scripted agent session"))
@@ -313,12 +375,13 @@ const run = (flags: Flags, workspace: string) =>
       const steps = script.user ?? [{ prompt: PROMPT }]
       let last: Message.Assistant | undefined
       let completed = true
-      for (const step of steps) {
+      for (const [index, step] of steps.entries()) {
         if ("prompt" in step) {
-          view.line(`${c.bold("you:")} ${step.prompt}`)
+          view.line(`${c.bold("you:")} ${safe(step.prompt)}`)
           last = yield* sessions.prompt(session.id, step.prompt)
-          // Let the renderer drain what the turn published.
-          for (let i = 0; i < 50; i++) yield* Effect.yieldNow
+          // Everything the turn published is on the bus by now: wait until it is rendered.
+          yield* bus.publish(Rendered, { step: index })
+          yield* view.caughtUp(index)
           // The model finished its answer: the turn was not cut short by an error or a rejection.
           completed = last !== undefined && last.error === undefined && last.finish === "stop"
           if (!completed) break
@@ -330,18 +393,19 @@ const run = (flags: Flags, workspace: string) =>
           `${c.bold("you:")} ${c.cyan(`⟲ rewind to the start of turn ${turn} (${scope === "both" ? "code and conversation" : scope})`)}`
         )
         const result = yield* checkpoints.rewind(session.id, turn, scope)
-        for (const file of result.files) line(`  ${c.green("↺")} ${file.path} ${file.action}`)
-        for (const file of result.skipped) line(c.yellow(`  ! ${file.path} not restored: ${file.reason}`))
+        for (const file of result.files) line(`  ${c.green("↺")} ${safe(file.path)} ${file.action}`)
+        for (const file of result.skipped)
+          line(c.yellow(`  ! ${safe(file.path)} not restored: ${safe(file.reason)}`))
         if (scope !== "code") {
           line(
             c.dim(
               `  ${result.removedMessages.length} messages dropped; your prompt is back to edit and resend:`
             )
           )
-          line(`  ${c.dim("›")} ${result.prompt}`)
+          line(`  ${c.dim("›")} ${safe(result.prompt)}`)
         }
         for (const file of result.files.filter((f) => f.action === "restored"))
-          line(c.dim(`    │ ${file.path}: ${firstLine(NodePath.join(workspace, file.path))}`))
+          line(c.dim(`    │ ${safe(file.path)}: ${firstLine(NodePath.join(workspace, file.path))}`))
         line(c.dim("  (checkpoints cover the file tools only: what a shell command changed is not rewound)"))
         view.line("")
       }
@@ -371,9 +435,21 @@ export const main = async (argv: ReadonlyArray<string>): Promise<number> => {
     console.error(`gatehouse demo: ${flags}\n\n${usage}`)
     return 2
   }
-  const workspace = await makeWorkspace()
+  // Ctrl-C (and SIGTERM) interrupt the program, so its finalizers run: the turn's
+  // commands are stopped (their process groups killed), then the workspace is removed.
+  let fiber: Fiber.Fiber<number> | undefined
+  let stopped = false
+  const onSignal = () => {
+    stopped = true
+    fiber?.interruptUnsafe()
+  }
+  process.on("SIGINT", onSignal)
+  process.on("SIGTERM", onSignal)
+  let workspace: string | undefined
   try {
-    return await Effect.runPromise(
+    workspace = await makeWorkspace()
+    if (stopped) return 130
+    fiber = Effect.runFork(
       run(flags, workspace).pipe(
         Effect.catch((error) =>
           Effect.sync(() => {
@@ -383,8 +459,20 @@ export const main = async (argv: ReadonlyArray<string>): Promise<number> => {
         )
       )
     )
+    const exit = await Effect.runPromise(Fiber.await(fiber))
+    if (Exit.isSuccess(exit)) return exit.value
+    if (Exit.hasInterrupts(exit)) {
+      console.error("gatehouse demo: interrupted")
+      return 130
+    }
+    console.error(`gatehouse demo: internal error\n${Cause.pretty(exit.cause)}`)
+    return 1
   } finally {
-    if (flags.keep) console.log(`The workspace was kept: ${workspace}`)
-    else await NodeFs.rm(workspace, { recursive: true, force: true })
+    if (workspace !== undefined) {
+      if (flags.keep) console.log(`The workspace was kept: ${workspace}`)
+      else await NodeFs.rm(workspace, { recursive: true, force: true })
+    }
+    process.off("SIGINT", onSignal)
+    process.off("SIGTERM", onSignal)
   }
 }

@@ -8,6 +8,7 @@ import { ShellContext, type ShellParser, ShellTool } from "@gatehouse/shell"
 import { Cause, Deferred, Effect, Exit, Layer, Stream } from "effect"
 import * as AskPrompt from "../AskPrompt.ts"
 import * as Config from "../Config.ts"
+import * as TerminalText from "../TerminalText.ts"
 
 const usage = `usage: gatehouse run [--config FILE] [--cwd DIR] [--timeout MS] [--mode ask|auto|yolo] [--no-input] [--] COMMAND
 
@@ -191,9 +192,10 @@ export const main = async (argv: ReadonlyArray<string>): Promise<number> => {
     if (interactive) {
       const bus = yield* Bus.Service
       const asks = yield* bus.subscribe(Permission.Event.Asked)
+      const prompt = yield* AskPrompt.make({ input: process.stdin, output: process.stderr })
       yield* Effect.forkScoped(
         Stream.runForEach(asks, (event) =>
-          AskPrompt.ask(event.properties, { input: process.stdin, output: process.stderr }).pipe(
+          prompt.ask(event.properties).pipe(
             Effect.flatMap((answer) =>
               permission.reply({
                 requestID: event.properties.id,
@@ -231,7 +233,12 @@ export const main = async (argv: ReadonlyArray<string>): Promise<number> => {
     const exit = await Effect.runPromiseExit(program)
     const stopped = Deferred.isDoneUnsafe(stop)
     if (Exit.isSuccess(exit)) {
-      await print(process.stdout, exit.value.output)
+      // On a terminal the output's control sequences are shown, not obeyed (see TerminalText).
+      const output = exit.value.output
+      await print(
+        process.stdout,
+        process.stdout.isTTY === true ? TerminalText.printable(output, { newlines: true }) : output
+      )
       return exitCodeOf(exit.value)
     }
     if (stopped) {

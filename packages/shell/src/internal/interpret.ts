@@ -334,7 +334,14 @@ const interpretWords = (
     note: (kind, message) => commandNote(command, kind, message),
     text: (text, dialect, via) => enqueueText(env, command, text, dialect, scope, via, false),
     path: (text, access) =>
-      touch(env, command, { ...staticWord(text), path: text.startsWith("~/") ? env.home + text.slice(1) : text }, access, "argument", scope),
+      touch(
+        env,
+        command,
+        { ...staticWord(text), path: text.startsWith("~/") ? env.home + text.slice(1) : text },
+        access,
+        "argument",
+        scope
+      ),
     dialect: scope.dialect
   })
   argumentPaths(env, command, key, words, scope)
@@ -424,6 +431,17 @@ const special = (
         else enqueueText(env, command, match[2]!, "bash", scope, `the alias ${match[1]}`, true)
       }
       return true
+    case "trap": {
+      // `trap 'cmd' SIGNAL…`: the string runs later, in this shell.
+      const args = words.slice(1).filter((w) => w.value !== "--")
+      const action = args[0]
+      if (!action || action.value.startsWith("-") || args.length < 2) return true
+      commandNote(command, "executes", "trap runs a command line when a signal or exit comes")
+      if (!action.isStatic)
+        commandNote(command, "unmodelled", "trap runs a command line only known at run time")
+      else if (action.value !== "") enqueueText(env, command, action.value, "bash", scope, "trap", true)
+      return true
+    }
     case "shopt":
       if (words.some((w) => w.value === "expand_aliases") && words.some((w) => w.value === "-s")) {
         commandNote(command, "unmodelled", "turns on alias expansion: later names may not mean what they say")
@@ -1505,6 +1523,18 @@ const argumentPaths = (
   if (key === "git" || key === "npm" || key === "pnpm" || key === "yarn" || key === "cargo" || key === "go") {
     // Subcommand words are not files.
     operands.shift()
+  }
+  // `ln -s TARGET LINK`: a relative target is resolved from the link's directory.
+  if (
+    key === "ln" &&
+    operands.length === 2 &&
+    words.some((w) => /^-[a-zA-Z]*s/.test(w.value) || w.value === "--symbolic")
+  ) {
+    const [target, link] = operands as [Word, Word]
+    if (target.path !== undefined && link.path !== undefined && !NodePath.isAbsolute(target.path)) {
+      const from = link.path.endsWith("/") ? link.path : NodePath.dirname(link.path)
+      operands[0] = { ...target, path: NodePath.join(from, target.path) }
+    }
   }
   operands.forEach((word, index) => {
     let access: "read" | "write" = "read"

@@ -402,6 +402,22 @@ export const sedScript = (
   return { executes, opaque: opaqueRun, writes, commands, files }
 }
 
+// git's ext:: transport: words split on spaces, `% ` is a space inside a word, `%%` a `%`.
+// Re-quoted for the bash grammar so the words stay words.
+const extCommand = (spec: string): string => {
+  const words: Array<string> = [""]
+  for (let i = 0; i < spec.length; i++) {
+    const c = spec[i]!
+    if (c === "%" && i + 1 < spec.length) words[words.length - 1] += spec[++i]!
+    else if (c === " ") words.push("")
+    else words[words.length - 1] += c
+  }
+  return words
+    .filter((w) => w !== "")
+    .map((w) => `'${w.replaceAll("'", "'\\''")}'`)
+    .join(" ")
+}
+
 const GIT_EXECUTING_KEYS =
   /^(core\.(pager|editor|sshcommand|fsmonitor|hookspath|askpass|gitproxy|alternaterefscommand)|diff\..*\.(command|textconv)|diff\.external|merge\..*\.driver|filter\..*\.(clean|smudge|process)|credential\.helper|pager\..*|sequence\.editor|gpg\.program|gpg\..*\.program|uploadpack\.packobjectshook|include\.path|includeif\..*|remote\..*\.(uploadpack|receivepack|proxy)|url\..*|http\.proxy|protocol\..*|alias\..*)$/i
 
@@ -441,7 +457,7 @@ const git = (name: string, words: ReadonlyArray<Word>, sink: Sink): void => {
   rest.forEach((a, index) => {
     if (a.startsWith("ext::")) {
       sink.note("executes", `${name} ext:: transport runs a program`)
-      sink.text(a.slice(5).replace(/%(.)/g, "$1"), "bash", `${name} ext::`)
+      sink.text(extCommand(a.slice(5)), "bash", `${name} ext::`)
     }
     if (a === "--ext-diff")
       opaque(sink, `${name} ${sub} --ext-diff runs the configured external diff program`)

@@ -58,7 +58,19 @@ export const run = (settings: Settings): Effect.Effect<Cleanup> =>
       )
     const now = yield* Clock.currentTimeMillis
     const cutoff = now - settings.retentionMillis
-    const entries: Array<Entry> = []
+    let removed = 0
+    let freedBytes = 0
+    const remove = (entry: Entry): void => {
+      try {
+        NodeFs.unlinkSync(entry.path)
+      } catch {
+        return
+      }
+      removed++
+      freedBytes += entry.size
+    }
+    // Like `find -delete`: each expired file goes as soon as it is seen.
+    const kept: Array<Entry> = []
     yield* inSlices(names, (name) => {
       if (!name.startsWith("tool_")) return
       const path = NodePath.join(directory, name)
@@ -70,23 +82,10 @@ export const run = (settings: Settings): Effect.Effect<Cleanup> =>
         return
       }
       if (info === undefined || !info.isFile()) return
-      entries.push({ path, name, mtime: info.mtimeMs, size: info.size, active: settings.active.has(path) })
+      const entry = { path, name, mtime: info.mtimeMs, size: info.size, active: settings.active.has(path) }
+      if (entry.mtime < cutoff && !entry.active) remove(entry)
+      else kept.push(entry)
     })
-    let removed = 0
-    let freedBytes = 0
-    const remove = (entry: Entry): boolean => {
-      try {
-        NodeFs.unlinkSync(entry.path)
-      } catch {
-        return false
-      }
-      removed++
-      freedBytes += entry.size
-      return true
-    }
-    const isExpired = (entry: Entry) => entry.mtime < cutoff && !entry.active
-    yield* inSlices(entries.filter(isExpired), remove)
-    const kept = entries.filter((entry) => !isExpired(entry))
     let size = 0
     for (const entry of kept) size += entry.size
     if (size > settings.maxDirectoryBytes) {
