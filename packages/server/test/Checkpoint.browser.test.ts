@@ -1,16 +1,15 @@
 // Rewind and fork from the web page, in headless Chromium: the page's controls, the
 // server's routes and real files in a temporary project.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import * as NodePath from "node:path"
 import { fileURLToPath } from "node:url"
 import { assert, layer } from "@effect/vitest"
 import { Server } from "@gatehouse/server"
 import { Effect } from "effect"
-import { chromium, type Page } from "playwright-core"
+import type { Page } from "playwright-core"
+import { browser } from "./chromium.ts"
 import { stack, tempProject } from "./harness.ts"
 
-const CHROMIUM = "/usr/bin/chromium"
 const ARTIFACTS = fileURLToPath(new URL("../../../test-artifacts/", import.meta.url))
 const directory = tempProject()
 const greet = NodePath.join(directory, "greet.txt")
@@ -39,26 +38,6 @@ const script = {
     { parts: [{ type: "text" as const, text: "Wrote notes.txt." }] }
   ]
 }
-
-const browser = Effect.acquireRelease(
-  Effect.promise(() =>
-    chromium.launchPersistentContext(mkdtempSync(NodePath.join(tmpdir(), "gatehouse-chromium-")), {
-      executablePath: CHROMIUM,
-      headless: true,
-      viewport: { width: 1200, height: 800 },
-      args: [
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync"
-      ]
-    })
-  ),
-  (context) => Effect.promise(() => context.close())
-)
 
 const watchErrors = (page: Page, errors: Array<string>) => {
   page.on("pageerror", (error) => errors.push(error.message))

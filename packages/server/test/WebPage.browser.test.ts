@@ -1,6 +1,5 @@
 // A real browser on the real page: headless Debian Chromium driven by playwright-core.
-import { mkdirSync, mkdtempSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { mkdirSync } from "node:fs"
 import * as NodePath from "node:path"
 import { fileURLToPath } from "node:url"
 import { assert, layer } from "@effect/vitest"
@@ -9,10 +8,9 @@ import { Permission } from "@gatehouse/permission"
 import { EventStream, Server } from "@gatehouse/server"
 import { SessionStatus } from "@gatehouse/session"
 import { Effect, Fiber } from "effect"
-import { chromium } from "playwright-core"
+import { browser } from "./chromium.ts"
 import { stack, tempProject } from "./harness.ts"
 
-const CHROMIUM = "/usr/bin/chromium"
 const ARTIFACTS = fileURLToPath(new URL("../../../test-artifacts/", import.meta.url))
 const directory = tempProject()
 
@@ -33,26 +31,6 @@ const script = {
     }
   ]
 }
-
-const browser = Effect.acquireRelease(
-  Effect.promise(() =>
-    chromium.launchPersistentContext(mkdtempSync(NodePath.join(tmpdir(), "gatehouse-chromium-")), {
-      executablePath: CHROMIUM,
-      headless: true,
-      viewport: { width: 1200, height: 800 },
-      args: [
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync"
-      ]
-    })
-  ),
-  (context) => Effect.promise(() => context.close())
-)
 
 layer(stack({ directory, script, events: { replayEvents: 5 } }), { excludeTestServices: true })(
   "web page in Chromium",
