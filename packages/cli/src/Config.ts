@@ -16,7 +16,7 @@
 import * as NodeFs from "node:fs/promises"
 import * as NodePath from "node:path"
 import { Permission } from "@gatehouse/permission"
-import { Effect, Schema } from "effect"
+import { Effect, Exit, Option, Schema } from "effect"
 
 /**
  * The file name looked for in the working directory.
@@ -268,3 +268,23 @@ export const load = Effect.fnUntraced(function* (options: {
   }
   return yield* decode(parsed, { file, directory: NodePath.dirname(file), ...home })
 })
+
+/**
+ * {@link load} for a command's `main`: the configuration, or `undefined` once
+ * `gatehouse <command>: <what was wrong>` has been printed to stderr (the command then
+ * exits 2).
+ *
+ * @since 0.0.0
+ */
+export const loadForCommand = async (
+  command: string,
+  options: { readonly cwd: string; readonly config?: string | undefined }
+): Promise<Info | undefined> => {
+  const loaded = await Effect.runPromiseExit(load(options))
+  if (Exit.isSuccess(loaded)) return loaded.value
+  const error = Exit.findErrorOption(loaded)
+  console.error(
+    `gatehouse ${command}: ${Option.isSome(error) ? error.value.message : "cannot load the configuration"}`
+  )
+  return undefined
+}

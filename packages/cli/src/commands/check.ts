@@ -138,15 +138,8 @@ export const main = async (argv: ReadonlyArray<string>): Promise<number> => {
     return 2
   }
   const cwd = NodePath.resolve(flags.cwd ?? process.cwd())
-  const loaded = await Effect.runPromiseExit(Config.load({ cwd, config: flags.config }))
-  if (Exit.isFailure(loaded)) {
-    const error = Exit.findErrorOption(loaded)
-    console.error(
-      `gatehouse check: ${error._tag === "Some" ? error.value.message : "cannot load the configuration"}`
-    )
-    return 2
-  }
-  const config = loaded.value
+  const config = await Config.loadForCommand("check", { cwd, config: flags.config })
+  if (config === undefined) return 2
   const shell = flags.shell ?? config.shell ?? process.env.SHELL ?? "bash"
   const dialect = dialectOfShell(shell) ?? "bash"
   const mode = flags.mode ?? config.mode

@@ -154,15 +154,8 @@ export const main = async (argv: ReadonlyArray<string>): Promise<number> => {
     return 2
   }
   const cwd = NodePath.resolve(flags.cwd ?? process.cwd())
-  const loaded = await Effect.runPromiseExit(Config.load({ cwd, config: flags.config }))
-  if (Exit.isFailure(loaded)) {
-    const error = Exit.findErrorOption(loaded)
-    console.error(
-      `gatehouse run: ${error._tag === "Some" ? error.value.message : "cannot load the configuration"}`
-    )
-    return 2
-  }
-  const config = loaded.value
+  const config = await Config.loadForCommand("run", { cwd, config: flags.config })
+  if (config === undefined) return 2
   const mode = flags.mode ?? config.mode
   const interactive = process.stdin.isTTY === true && !flags.noInput
   const sessionID = Identifier.ascending("ses")
