@@ -315,7 +315,20 @@ layer(ShellParser.layer)("adversarial", (it) => {
     { command: "ln -s ../../outside src/out", block: OPEN, expect: "ask" },
     { command: "Set-Location .git; Set-Content config x", dialect: ps, block: DENY, expect: "deny" },
     { command: "Get-Content ~/secret", dialect: ps, block: OPEN, expect: "ask" },
-    { command: "Get-Content link-out/secret.txt", dialect: ps, block: OPEN, expect: "ask" }
+    { command: "Get-Content link-out/secret.txt", dialect: ps, block: OPEN, expect: "ask" },
+    // A glob is judged by what it expands to, not by its prefix.
+    { command: "cd .gi?; echo x >> config", block: DENY, expect: "deny" },
+    { command: "cd .gi[t]/hooks; echo x > pre-commit", block: DENY, expect: "deny" },
+    { command: "cat src/*/../../outside/secret.txt", block: ALLOWLIST, expect: "ask" },
+    { command: "cat s*/../../outside/secret.txt", block: ALLOWLIST, expect: "ask" },
+    { command: "cd s*/../..; ls", block: ALLOWLIST, expect: "ask" },
+    { command: "ls src/*", block: ALLOWLIST, expect: "allow" },
+    // A file argument only known at run time may name any file.
+    { command: 'X=/etc/shadow; cat "$X"', block: ALLOWLIST, expect: "ask" },
+    { command: 'for X in ../outside/secret.txt; do cat "$X"; done', block: ALLOWLIST, expect: "ask" },
+    // CDPATH decides where a relative cd lands.
+    { command: "CDPATH=.. cd outside; cat secret.txt", block: ALLOWLIST, expect: "ask" },
+    { command: "CDPATH=/; cd etc; cat shadow", block: ALLOWLIST, expect: "ask" }
   ])
 
   // 4.9 — definitions in the command change what a name means.

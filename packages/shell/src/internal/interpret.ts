@@ -193,7 +193,8 @@ const interpretRaw = (
   }
   env.commands.push(command)
   if (words.problem) commandNote(command, "unmodelled", words.problem)
-  for (const assignment of [...raw.assignments, ...(raw.declared ?? [])]) checkAssignment(command, assignment)
+  for (const assignment of [...raw.assignments, ...(raw.declared ?? [])])
+    checkAssignment(env, command, assignment)
   for (const redirect of raw.redirects) commandRedirect(env, command, redirect, scope)
   if (words.words.length > 0) {
     interpretWords(
@@ -247,7 +248,9 @@ const expandWords = (
   return problem === undefined ? { words: out, braced } : { words: out, problem, braced }
 }
 
-const checkAssignment = (command: MutableCommand, assignment: RawAssignment): void => {
+const checkAssignment = (env: Env, command: MutableCommand, assignment: RawAssignment): void => {
+  // CDPATH changes where a relative `cd` lands: from here on, such a move is not followed.
+  if (assignment.name === "CDPATH") env.seen.add("CDPATH")
   if (Programs.isGadgetVariable(assignment.name)) {
     commandNote(command, "executes", `sets ${assignment.name}, which makes programs load or run other code`)
   }
@@ -1203,7 +1206,8 @@ const enterDirectory = (
   leading = false
 ): void => {
   env.seen.add("cd")
-  const targets = resolveWord(command, target, scope, "read")
+  const cdpath = env.seen.has("CDPATH") && !(target.path !== undefined && NodePath.isAbsolute(target.path))
+  const targets = cdpath ? undefined : resolveWord(command, target, scope, "read")
   if (targets === undefined) {
     scope.unknown = true
     commandNote(
@@ -1245,8 +1249,6 @@ const enterDirectory = (
 
 const URL_LIKE = /^[a-z][a-z0-9+.-]*:\/\//i
 
-const looksLikePath = (raw: string): boolean => /[/\\]|^~|^\.\.?$/.test(raw)
-
 /** Absolute candidates for a word: one per directory the command may run in. */
 const resolveWord = (
   command: MutableCommand,
@@ -1281,7 +1283,27 @@ const resolveWord = (
   if (process.platform !== "win32" && /^[A-Za-z]:[\\/]/.test(path)) {
     return [{ absolute: `/${path.replace(/\\/g, "/")}`, text: word.raw }]
   }
-  if (word.glob) path = globPrefix(path)
+  if (word.glob) {
+    // The shell expands the glob before the command sees it: judge what it expands to
+    // (`cd .gi?` enters .git, `src/*/../../..` climbs out), never only its prefix.
+    const matches: Array<{ absolute: string; text: string }> = []
+    for (const cwd of scope.cwds) {
+      const expanded = expandGlob(path, cwd)
+      if (expanded === undefined) {
+        commandNote(command, "unmodelled", `the glob \`${word.raw}\` matches too many files to judge`)
+        return undefined
+      }
+      for (const absolute of expanded) matches.push({ absolute, text: word.raw })
+    }
+    if (matches.length > 0) return matches
+    // No match: bash passes the word as written; a `..` after the first wildcard could
+    // still climb anywhere once files exist, so that is not followed.
+    if (/(^|\/)\.\.(\/|$)/.test(path.slice(globPrefix(path).length))) {
+      commandNote(command, "unmodelled", `the glob \`${word.raw}\` climbs with \`..\` after a wildcard`)
+      return undefined
+    }
+    path = globPrefix(path)
+  }
   const out: Array<{ absolute: string; text: string }> = []
   const seen = new Set<string>()
   for (const cwd of scope.cwds) {
@@ -1314,8 +1336,9 @@ export const touch = (
     if (scope.dialect === "powershell" && /^\$null$/i.test(word.raw)) return
     if (access === "write") {
       commandNote(command, "unmodelled", `writes to \`${word.raw}\`, a file only known at run time`)
-    } else if (looksLikePath(word.raw)) {
-      commandNote(command, "unmodelled", `the path \`${word.raw}\` is only known at run time`)
+    } else {
+      // `cat "$X"` may read anything: a file argument known only at run time is not judged.
+      commandNote(command, "unmodelled", `reads \`${word.raw}\`, a file only known at run time`)
     }
     return
   }
