@@ -33,6 +33,27 @@ export type Dialect = typeof Dialect.Type
 const POWERSHELL_NAMES = new Set(["pwsh", "powershell"])
 
 /**
+ * POSIX shells: their syntax is judged with the bash grammar.
+ *
+ * @since 0.0.0
+ */
+export const POSIX_SHELLS: ReadonlySet<string> = new Set([
+  "bash",
+  "sh",
+  "zsh",
+  "dash",
+  "ksh",
+  "mksh",
+  "ash",
+  "yash",
+  "posh",
+  "rbash"
+])
+
+const shellName = (shell: string): string =>
+  (shell.split(/[\\/]/).pop() ?? shell).toLowerCase().replace(/\.exe$/, "")
+
+/**
  * The dialect of a shell, from its name or path (`/bin/zsh` -> `bash`,
  * `C:/tools/PWSH.EXE` -> `powershell`). Any shell that is not PowerShell is parsed with
  * the bash grammar, as opencode does.
@@ -45,10 +66,18 @@ const POWERSHELL_NAMES = new Set(["pwsh", "powershell"])
  * ```
  * @since 0.0.0
  */
-export const dialectOf = (shell: string): Dialect => {
-  const base = shell.split(/[\\/]/).pop() ?? shell
-  const name = base.toLowerCase().replace(/\.exe$/, "")
-  return POWERSHELL_NAMES.has(name) ? "powershell" : "bash"
+export const dialectOf = (shell: string): Dialect =>
+  POWERSHELL_NAMES.has(shellName(shell)) ? "powershell" : "bash"
+
+/**
+ * The dialect of a shell whose syntax the gate models (a POSIX shell or PowerShell), or
+ * `undefined` for any other name (`fish`, `nu`, `cmd`, a typo).
+ *
+ * @since 0.0.0
+ */
+export const knownDialect = (shell: string): Dialect | undefined => {
+  const name = shellName(shell)
+  return POWERSHELL_NAMES.has(name) ? "powershell" : POSIX_SHELLS.has(name) ? "bash" : undefined
 }
 
 /**

@@ -20,6 +20,7 @@ import * as NodePath from "node:path"
 import type { Readable } from "node:stream"
 import { Clock, Deferred, Duration, Effect, Fiber, Schema } from "effect"
 import { groupAlive, signalGroup } from "./internal/processGroup.ts"
+import * as ShellParser from "./ShellParser.ts"
 
 // ---------------------------------------------------------------------------------------
 // Shell choice
@@ -119,8 +120,6 @@ const resolveExecutable = (shell: string, env: NodeJS.ProcessEnv): string | unde
   return undefined
 }
 
-const dialectOf = (name: string): Shell["dialect"] => (POWERSHELLS.includes(name) ? "powershell" : "bash")
-
 /**
  * Chooses the shell that runs commands: the configured `shell` (a name on PATH or a path;
  * fish, nu and unknown shells fail with {@link UnsupportedShellError}, a missing one with
@@ -149,7 +148,7 @@ export const selectShell = (
       }
       const path = resolveExecutable(configured, env)
       if (path === undefined) return Effect.fail(new ShellNotFoundError({ shell: configured }))
-      return Effect.succeed({ name, path, dialect: dialectOf(name) })
+      return Effect.succeed({ name, path, dialect: ShellParser.dialectOf(name) })
     }
     const fromEnv = env.SHELL
     if (fromEnv !== undefined && POSIX_SHELLS.includes(shellName(fromEnv))) {

@@ -17,6 +17,14 @@ describe("ShellParser.dialectOf", () => {
       assert.strictEqual(ShellParser.dialectOf(shell), "powershell", shell)
     }
   })
+
+  it("knownDialect names only shells whose syntax the gate models", () => {
+    assert.strictEqual(ShellParser.knownDialect("/bin/rbash"), "bash")
+    assert.strictEqual(ShellParser.knownDialect("C:/tools/PWSH.EXE"), "powershell")
+    for (const shell of ["fish", "/usr/bin/nu", "cmd.exe", "bsh"]) {
+      assert.isUndefined(ShellParser.knownDialect(shell), shell)
+    }
+  })
 })
 
 describe("ShellParser.layer", () => {

@@ -74,7 +74,7 @@ const parseFlags = (argv: ReadonlyArray<string>): Flags | "help" | UsageError =>
           }
           flags.mode = value
         } else if (name === "--shell") {
-          if (dialectOfShell(value) === undefined) {
+          if (ShellParser.knownDialect(value) === undefined) {
             return new UsageError(
               `--shell must be bash or powershell (or a POSIX shell or pwsh), got "${value}"`
             )
@@ -103,25 +103,6 @@ const parseFlags = (argv: ReadonlyArray<string>): Flags | "help" | UsageError =>
   return flags
 }
 
-const KNOWN_SHELLS = new Set([
-  "bash",
-  "sh",
-  "zsh",
-  "dash",
-  "ksh",
-  "mksh",
-  "ash",
-  "yash",
-  "posh",
-  "pwsh",
-  "powershell"
-])
-
-const dialectOfShell = (shell: string): ShellParser.Dialect | undefined => {
-  const base = (shell.split(/[\\/]/).pop() ?? shell).toLowerCase().replace(/\.exe$/, "")
-  return KNOWN_SHELLS.has(base) ? ShellParser.dialectOf(base) : undefined
-}
-
 /**
  * Runs `gatehouse check`; resolves to the exit code.
  *
@@ -141,7 +122,7 @@ export const main = async (argv: ReadonlyArray<string>): Promise<number> => {
   const config = await Config.loadForCommand("check", { cwd, config: flags.config })
   if (config === undefined) return 2
   const shell = flags.shell ?? config.shell ?? process.env.SHELL ?? "bash"
-  const dialect = dialectOfShell(shell) ?? "bash"
+  const dialect = ShellParser.knownDialect(shell) ?? "bash"
   const mode = flags.mode ?? config.mode
 
   // A one-shot process: optimising the grammars' wasm with TurboFan costs seconds of CPU
@@ -205,7 +186,7 @@ const jsonl = async (judge: Judge, run: Run, cwd: string, dialect: ShellParser.D
         const verdict = judge(
           input.command,
           input.cwd === undefined ? cwd : NodePath.resolve(cwd, input.cwd),
-          input.shell === undefined ? dialect : (dialectOfShell(input.shell) ?? dialect)
+          input.shell === undefined ? dialect : (ShellParser.knownDialect(input.shell) ?? dialect)
         )
         return Effect.exit(verdict).pipe(
           Effect.map((exit) => {
@@ -253,7 +234,7 @@ const parseLine = (line: string): { command: string; cwd?: string; shell?: strin
   if (typeof record.command !== "string") return `"command" must be a string`
   if (record.cwd !== undefined && typeof record.cwd !== "string") return `"cwd" must be a string`
   if (record.shell !== undefined) {
-    if (typeof record.shell !== "string" || dialectOfShell(record.shell) === undefined) {
+    if (typeof record.shell !== "string" || ShellParser.knownDialect(record.shell) === undefined) {
       return `"shell" must be bash or powershell (or a POSIX shell or pwsh)`
     }
   }

@@ -2,6 +2,7 @@
 // command (and their options), which are shells or interpreters, which environment
 // variables make programs run other programs, and which never take file arguments.
 // Names are looked up lower-cased.
+import * as ShellParser from "../ShellParser.ts"
 
 /** Commands that change the working directory of the shell. */
 export const DIRECTORY_COMMANDS: ReadonlySet<string> = new Set([
@@ -111,18 +112,7 @@ export const POWERSHELL_CMDLETS: ReadonlyMap<string, string> = new Map(
 )
 
 /** POSIX shells whose `-c` payload is parsed with the bash grammar. */
-export const POSIX_SHELLS: ReadonlySet<string> = new Set([
-  "bash",
-  "sh",
-  "zsh",
-  "dash",
-  "ksh",
-  "mksh",
-  "ash",
-  "yash",
-  "posh",
-  "rbash"
-])
+export const POSIX_SHELLS = ShellParser.POSIX_SHELLS
 /** Shells whose syntax we do not model. */
 export const FOREIGN_SHELLS: ReadonlySet<string> = new Set([
   "fish",
