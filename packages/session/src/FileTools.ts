@@ -36,15 +36,8 @@ import { Effect, Schema } from "effect"
 import { Tool, Toolkit } from "effect/ai"
 import * as FileChanges from "./FileChanges.ts"
 import { unified } from "./internal/diff.ts"
-import {
-  bounded,
-  type Failure as FailureShape,
-  fileError,
-  gate,
-  type Location,
-  locate,
-  toFailure
-} from "./internal/fileAccess.ts"
+import * as FileAccess from "./internal/fileAccess.ts"
+import { bounded, fileError, gate, type Location, locate, toFailure } from "./internal/fileAccess.ts"
 import * as FileRead from "./internal/fileRead.ts"
 import { replace, writeAll } from "./internal/fileWrite.ts"
 import { resolveReal } from "./internal/paths.ts"
@@ -70,12 +63,7 @@ export const MAX_EDIT_BYTES: number = FileRead.MAX_EDIT_BYTES
  *
  * @since 0.0.0
  */
-export const ReadResult = Schema.Struct({
-  output: Schema.String,
-  title: Schema.String,
-  truncated: Schema.Boolean,
-  outputPath: Schema.optionalKey(Schema.String)
-})
+export const ReadResult = FileAccess.Output
 /** @since 0.0.0 */
 export type ReadResult = typeof ReadResult.Type
 
@@ -99,7 +87,7 @@ export type ChangeResult = typeof ChangeResult.Type
  *
  * @since 0.0.0
  */
-export const Failure = Schema.Struct({ _tag: Schema.String, message: Schema.String })
+export const Failure = FileAccess.Failure
 /** @since 0.0.0 */
 export type Failure = typeof Failure.Type
 
@@ -298,7 +286,7 @@ export const handlers = toolkit.toLayer(
       prepare: (
         where: Location,
         file: Current
-      ) => Effect.Effect<{ readonly after: string; readonly note: string }, FailureShape>
+      ) => Effect.Effect<{ readonly after: string; readonly note: string }, Failure>
     ) =>
       Effect.gen(function* () {
         const where = yield* locate(filePath)

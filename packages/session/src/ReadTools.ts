@@ -21,6 +21,7 @@ import { Permission } from "@gatehouse/permission"
 import { Truncate } from "@gatehouse/truncate"
 import { Effect, Schema } from "effect"
 import { Tool, Toolkit } from "effect/ai"
+import * as FileAccess from "./internal/fileAccess.ts"
 import { bounded, fileError, gate, locate, toFailure } from "./internal/fileAccess.ts"
 
 /**
@@ -29,12 +30,7 @@ import { bounded, fileError, gate, locate, toFailure } from "./internal/fileAcce
  *
  * @since 0.0.0
  */
-export const Result = Schema.Struct({
-  output: Schema.String,
-  title: Schema.String,
-  truncated: Schema.Boolean,
-  outputPath: Schema.optionalKey(Schema.String)
-})
+export const Result = FileAccess.Output
 /** @since 0.0.0 */
 export type Result = typeof Result.Type
 
@@ -43,7 +39,7 @@ export type Result = typeof Result.Type
  *
  * @since 0.0.0
  */
-export const Failure = Schema.Struct({ _tag: Schema.String, message: Schema.String })
+export const Failure = FileAccess.Failure
 /** @since 0.0.0 */
 export type Failure = typeof Failure.Type
 

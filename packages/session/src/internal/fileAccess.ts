@@ -5,14 +5,20 @@ import { Instance } from "@gatehouse/core"
 import type { Permission } from "@gatehouse/permission"
 import { ShellContext } from "@gatehouse/shell"
 import type { Truncate } from "@gatehouse/truncate"
-import { Effect, Option } from "effect"
+import { Effect, Option, Schema } from "effect"
 import { resolveReal, within } from "./paths.ts"
 
-/** A failure as the model reads it. */
-export interface Failure {
-  readonly _tag: string
-  readonly message: string
-}
+/** A failure as the model reads it: the error's tag and its message. */
+export const Failure = Schema.Struct({ _tag: Schema.String, message: Schema.String })
+export type Failure = typeof Failure.Type
+
+/** What a reading tool returns: the bounded output and where the full output went. */
+export const Output = Schema.Struct({
+  output: Schema.String,
+  title: Schema.String,
+  truncated: Schema.Boolean,
+  outputPath: Schema.optionalKey(Schema.String)
+})
 
 /** A path as the tools judge it. */
 export interface Location {
