@@ -3,6 +3,7 @@
  *
  * @since 0.0.0
  */
+export * as AtomicFile from "./AtomicFile.ts"
 export * as Bus from "./Bus.ts"
 export * as BusEvent from "./BusEvent.ts"
 export * as Identifier from "./Identifier.ts"

@@ -11,6 +11,7 @@
  */
 import * as NodeFs from "node:fs/promises"
 import * as NodePath from "node:path"
+import { AtomicFile } from "@gatehouse/core"
 import { Context, Effect, Layer, Schema, Semaphore } from "effect"
 import { type Rule, Ruleset } from "./internal/rule.ts"
 
@@ -90,7 +91,6 @@ export const layerFile = (directory: string): Layer.Layer<Service> =>
       const root = NodePath.resolve(directory)
       // One writer at a time: every append reads the file again, so none is lost.
       const lock = yield* Semaphore.make(1)
-      let sequence = 0
 
       const fileOf = (projectID: string) => NodePath.join(root, `${NodePath.basename(projectID)}.json`)
 
@@ -121,19 +121,8 @@ export const layerFile = (directory: string): Layer.Layer<Service> =>
 
       const write = (projectID: string, rules: Ruleset) => {
         const file = fileOf(projectID)
-        const temp = `${file}.${process.pid}.${sequence++}.tmp`
-        const body = `${JSON.stringify({ version: 1, rules }, null, 2)}\n`
         return Effect.tryPromise({
-          try: async () => {
-            await NodeFs.mkdir(root, { recursive: true })
-            try {
-              await NodeFs.writeFile(temp, body, "utf8")
-              await NodeFs.rename(temp, file)
-            } catch (cause) {
-              await NodeFs.rm(temp, { force: true })
-              throw cause
-            }
-          },
+          try: () => AtomicFile.writeText(file, `${JSON.stringify({ version: 1, rules }, null, 2)}\n`),
           catch: (cause) => new WriteError({ path: file, reason: errorText(cause) })
         })
       }

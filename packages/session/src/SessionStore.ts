@@ -23,9 +23,9 @@
  *
  * @since 0.0.0
  */
-import { randomBytes } from "node:crypto"
 import * as NodeFs from "node:fs/promises"
 import * as NodePath from "node:path"
+import { AtomicFile } from "@gatehouse/core"
 import { Context, Effect, Layer, Schema, Semaphore } from "effect"
 import * as Message from "./Message.ts"
 import * as Session from "./Session.ts"
@@ -335,17 +335,7 @@ export const layerFile = (directory: string): Layer.Layer<Service> =>
           const path = NodePath.join(root, ...segments)
           return lock.withPermits(1)(
             Effect.tryPromise({
-              try: async () => {
-                await NodeFs.mkdir(NodePath.dirname(path), { recursive: true })
-                const temporary = `${path}.${randomBytes(6).toString("hex")}.tmp`
-                try {
-                  await NodeFs.writeFile(temporary, JSON.stringify(value))
-                  await NodeFs.rename(temporary, path)
-                } catch (cause) {
-                  await NodeFs.rm(temporary, { force: true })
-                  throw cause
-                }
-              },
+              try: () => AtomicFile.writeText(path, JSON.stringify(value)),
               catch: (cause) => new StoreError({ path, operation: "write", reason: errorText(cause) })
             })
           )

@@ -1,0 +1,43 @@
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as NodePath from "node:path"
+import { afterEach, assert, describe, it } from "@effect/vitest"
+import { AtomicFile } from "@gatehouse/core"
+
+const dirs: Array<string> = []
+const tempDir = () => {
+  const dir = fs.mkdtempSync(NodePath.join(os.tmpdir(), "gatehouse-atomic-"))
+  dirs.push(dir)
+  return dir
+}
+afterEach(() => {
+  for (const dir of dirs.splice(0)) fs.rmSync(dir, { recursive: true, force: true })
+})
+
+describe("AtomicFile.writeText", () => {
+  it("creates the directory, replaces the file and leaves no temporary file", async () => {
+    const dir = tempDir()
+    const path = NodePath.join(dir, "nested", "state.json")
+    await AtomicFile.writeText(path, "first")
+    // A reader that opened the old file keeps reading the old content: the file was replaced.
+    const reader = fs.openSync(path, "r")
+    await AtomicFile.writeText(path, "second")
+    assert.strictEqual(fs.readFileSync(reader, "utf8"), "first")
+    fs.closeSync(reader)
+    assert.strictEqual(fs.readFileSync(path, "utf8"), "second")
+    assert.deepStrictEqual(fs.readdirSync(NodePath.dirname(path)), ["state.json"])
+  })
+
+  it("fails without leaving a temporary file when the rename cannot happen", async () => {
+    const dir = tempDir()
+    // A directory where the file should go: the rename fails after the write succeeded.
+    const path = NodePath.join(dir, "taken")
+    fs.mkdirSync(NodePath.join(path, "inner"), { recursive: true })
+    let failed = false
+    await AtomicFile.writeText(path, "x").catch(() => {
+      failed = true
+    })
+    assert.isTrue(failed)
+    assert.deepStrictEqual(fs.readdirSync(dir), ["taken"])
+  })
+})
