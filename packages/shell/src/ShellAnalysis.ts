@@ -15,10 +15,11 @@
 import * as os from "node:os"
 import * as NodePath from "node:path"
 import { Arity } from "@gatehouse/permission"
-import { Effect } from "effect"
+import type { Effect } from "effect"
 import { walkBash } from "./internal/bash.ts"
 import * as Interpret from "./internal/interpret.ts"
 import { walkPowerShell } from "./internal/powershell.ts"
+import { copyTree } from "./internal/syntax.ts"
 import { invisibleCharacter, joinContinuations, powershellLookalike } from "./internal/text.ts"
 import * as ShellParser from "./ShellParser.ts"
 
@@ -164,8 +165,13 @@ const MAX_PAYLOADS = 64
  * ```
  * @since 0.0.0
  */
-export const analyze = Effect.fnUntraced(function* (command: string, options: Options) {
-  const parser = yield* ShellParser.Service
+export const analyze = (
+  command: string,
+  options: Options
+): Effect.Effect<Analysis, never, ShellParser.Service> =>
+  ShellParser.Service.use((parser) => parser.withTrees((trees) => analyzeWith(trees, command, options)))
+
+const analyzeWith = (trees: ShellParser.Trees, command: string, options: Options): Analysis => {
   const home = options.home ?? os.homedir()
   const cwd = NodePath.resolve(options.projectRoot, options.cwd)
   const dialect = options.dialect
@@ -176,29 +182,25 @@ export const analyze = Effect.fnUntraced(function* (command: string, options: Op
   Interpret.workdir(env, cwd)
 
   if (text.length <= MAX_PARSED_TEXT) {
-    yield* Effect.scoped(
-      Effect.gen(function* () {
-        const root = yield* parser.parse(text, dialect)
-        Interpret.absorb(env, walk(root.rootNode, text, dialect, home), Interpret.rootScope(cwd, dialect))
-        let processed = 0
-        while (env.payloads.length > 0) {
-          const payload = env.payloads.shift()!
-          if (++processed > MAX_PAYLOADS) {
-            Interpret.note(
-              env,
-              "unmodelled",
-              `more than ${MAX_PAYLOADS} nested command strings: not all were analysed`
-            )
-            break
-          }
-          const payloadText = payload.dialect === "bash" ? joinContinuations(payload.text) : payload.text
-          textNotes(env, payload.text, payloadText, payload.dialect, payload.via)
-          if (payloadText.length > MAX_PARSED_TEXT) continue
-          const tree = yield* parser.parse(payloadText, payload.dialect)
-          Interpret.absorbPayload(env, walk(tree.rootNode, payloadText, payload.dialect, home), payload)
-        }
-      })
-    )
+    const root = trees.parse(text, dialect)
+    Interpret.absorb(env, walk(root, text, dialect, home), Interpret.rootScope(cwd, dialect))
+    let processed = 0
+    while (env.payloads.length > 0) {
+      const payload = env.payloads.shift()!
+      if (++processed > MAX_PAYLOADS) {
+        Interpret.note(
+          env,
+          "unmodelled",
+          `more than ${MAX_PAYLOADS} nested command strings: not all were analysed`
+        )
+        break
+      }
+      const payloadText = payload.dialect === "bash" ? joinContinuations(payload.text) : payload.text
+      textNotes(env, payload.text, payloadText, payload.dialect, payload.via)
+      if (payloadText.length > MAX_PARSED_TEXT) continue
+      const tree = trees.parse(payloadText, payload.dialect)
+      Interpret.absorbPayload(env, walk(tree, payloadText, payload.dialect, home), payload)
+    }
   } else {
     Interpret.note(env, "unmodelled", `the command is ${text.length} characters long: too long to analyse`)
   }
@@ -211,7 +213,7 @@ export const analyze = Effect.fnUntraced(function* (command: string, options: Op
       `${commands.length} simple commands (over ${MAX_COMMANDS}): too many to judge one by one`
     )
   }
-  const analysis: Analysis = {
+  return {
     command,
     text,
     dialect,
@@ -222,11 +224,12 @@ export const analyze = Effect.fnUntraced(function* (command: string, options: Op
     notes: env.notes,
     errors: env.errors
   }
-  return analysis
-})
+}
 
-const walk = (root: ShellParser.Node, text: string, dialect: ShellParser.Dialect, home: string) =>
-  dialect === "bash" ? walkBash(root, text, home) : walkPowerShell(root, text, home)
+const walk = (tree: ShellParser.Tree, text: string, dialect: ShellParser.Dialect, home: string) => {
+  const root = copyTree(tree, text)
+  return dialect === "bash" ? walkBash(root, text, home) : walkPowerShell(root, text, home)
+}
 
 const textNotes = (
   env: Interpret.Env,

@@ -105,6 +105,21 @@ export interface Interface {
    * closes, which deletes it (whether the scope succeeds, fails or is interrupted).
    */
   readonly parse: (text: string, dialect: Dialect) => Effect.Effect<Tree, never, Scope.Scope>
+  /**
+   * Runs `use` with a synchronous parser and deletes every tree it parsed when `use`
+   * returns or throws (an `acquireUseRelease`): for synchronous work on several trees, such
+   * as an analysis and the command strings nested in it, without an Effect per tree.
+   */
+  readonly withTrees: <A>(use: (trees: Trees) => A) => Effect.Effect<A>
+}
+
+/**
+ * Synchronous parsing for {@link Interface.withTrees}: its trees live until `use` ends.
+ *
+ * @since 0.0.0
+ */
+export interface Trees {
+  readonly parse: (text: string, dialect: Dialect) => Tree
 }
 
 /**
@@ -187,17 +202,36 @@ export const layerFrom = (locations: {
         bash: yield* makeParser(bashLanguage),
         powershell: yield* makeParser(powershellLanguage)
       }
+      const parseNow = (text: string, dialect: Dialect): Tree => {
+        const tree = parsers[dialect].parse(text)
+        // web-tree-sitter returns null only when parsing was cancelled, which we never do.
+        if (tree === null) throw new Error(`tree-sitter returned no tree for a ${dialect} command`)
+        return tree
+      }
       const parse = (text: string, dialect: Dialect): Effect.Effect<Tree, never, Scope.Scope> =>
         Effect.acquireRelease(
-          Effect.sync(() => {
-            const tree = parsers[dialect].parse(text)
-            // web-tree-sitter returns null only when parsing was cancelled, which we never do.
-            if (tree === null) throw new Error(`tree-sitter returned no tree for a ${dialect} command`)
-            return tree
-          }),
+          Effect.sync(() => parseNow(text, dialect)),
           (tree) => Effect.sync(() => tree.delete())
         )
-      return Service.of({ parse })
+      const withTrees = <A>(use: (trees: Trees) => A): Effect.Effect<A> =>
+        Effect.acquireUseRelease(
+          Effect.sync((): Array<Tree> => []),
+          (made) =>
+            Effect.sync(() =>
+              use({
+                parse: (text, dialect) => {
+                  const tree = parseNow(text, dialect)
+                  made.push(tree)
+                  return tree
+                }
+              })
+            ),
+          (made) =>
+            Effect.sync(() => {
+              for (const tree of made) tree.delete()
+            })
+        )
+      return Service.of({ parse, withTrees })
     })
   )
 

@@ -109,6 +109,35 @@ layer(ShellParser.layer)("ShellParser.Service", (it) => {
       assert.isTrue(tree !== undefined && deleted(tree))
     })
   )
+
+  it.effect("withTrees deletes every tree it parsed when its work returns", () =>
+    Effect.gen(function* () {
+      const parser = yield* ShellParser.Service
+      const made: Array<Tree> = []
+      const types = yield* parser.withTrees((trees) => {
+        made.push(trees.parse("ls | wc -l", "bash"), trees.parse("Get-Item x", "powershell"))
+        assert.isFalse(made.some(deleted))
+        return made.map((tree) => tree.rootNode.type)
+      })
+      assert.deepStrictEqual(types, ["program", "program"])
+      assert.isTrue(made.every(deleted))
+    })
+  )
+
+  it.effect("withTrees deletes the trees when its work throws", () =>
+    Effect.gen(function* () {
+      const parser = yield* ShellParser.Service
+      let tree: Tree | undefined
+      const exit = yield* Effect.exit(
+        parser.withTrees((trees) => {
+          tree = trees.parse("rm -rf x", "bash")
+          throw new Error("walker bug")
+        })
+      )
+      assert.isTrue(Exit.isFailure(exit))
+      assert.isTrue(tree !== undefined && deleted(tree))
+    })
+  )
 })
 
 describe("ShellParser memory", () => {

@@ -1,9 +1,10 @@
 // Walks a tree-sitter-bash tree: every simple command anywhere, as words with quotes
 // resolved, plus whatever the walk could not model. Node types outside the known set are
 // reported, never skipped silently.
-import type { Node } from "web-tree-sitter"
+
 import type { RawAssignment, RawCommand, RawRedirect, WalkResult, Word } from "./model.ts"
 import { emptyWalk } from "./model.ts"
+import type { SyntaxNode } from "./syntax.ts"
 import type { Segment } from "./text.ts"
 
 interface Context {
@@ -12,19 +13,6 @@ interface Context {
   readonly out: WalkResult
   /** Redirections tree-sitter hung on a list or pipeline, by the id of the command bash gives them to. */
   readonly attached: Map<number, Array<RawRedirect>>
-  /** MISSING nodes exist only in trees with errors: checking each node costs a wasm call. */
-  readonly hasError: boolean
-  /** Whether a node type is named, learnt once per type (each lookup is a wasm call). */
-  readonly named: Map<string, boolean>
-}
-
-const isNamed = (node: Node, type: string, ctx: Context): boolean => {
-  let named = ctx.named.get(type)
-  if (named === undefined) {
-    named = node.isNamed
-    ctx.named.set(type, named)
-  }
-  return named
 }
 
 // Nodes whose children are simply walked.
@@ -88,26 +76,24 @@ const LEAVES = new Set([
 
 const RISKY_EXPANSION_OPERATORS = new Set(["@", "!"])
 
-export const walkBash = (root: Node, source: string, home: string): WalkResult => {
+export const walkBash = (root: SyntaxNode, source: string, home: string): WalkResult => {
   const ctx: Context = {
     home,
     source,
     out: emptyWalk(),
-    attached: new Map(),
-    hasError: root.hasError,
-    named: new Map()
+    attached: new Map()
   }
   visit(root, ctx)
   return ctx.out
 }
 
-const visit = (node: Node, ctx: Context): void => {
+const visit = (node: SyntaxNode, ctx: Context): void => {
   const type = node.type
-  if (ctx.hasError && node.isMissing) {
+  if (node.isMissing) {
     ctx.out.problems.push(`the command is incomplete: tree-sitter expected ${describeMissing(node)}`)
     return
   }
-  if (!isNamed(node, type, ctx)) return
+  if (!node.isNamed) return
   switch (type) {
     case "command": {
       const built = buildCommand(node, ctx.attached.get(node.id) ?? [], ctx)
@@ -208,11 +194,11 @@ const visit = (node: Node, ctx: Context): void => {
 }
 
 // Nothing runs before it and nothing encloses it but lists: \`cd x && …\`, \`cd x; …\`.
-const isLeading = (node: Node): boolean => {
-  let current: Node = node
+const isLeading = (node: SyntaxNode): boolean => {
+  let current: SyntaxNode = node
   for (let parent = current.parent; parent !== null; current = parent, parent = parent.parent) {
     if (parent.type === "program" || parent.type === "list") {
-      const first = parent.namedChildren.find((c: Node) => c.type !== "comment")
+      const first = parent.namedChildren.find((c: SyntaxNode) => c.type !== "comment")
       if (first?.id !== current.id) return false
       if (parent.type === "program") return true
     } else if (parent.type !== "redirected_statement") return false
@@ -220,30 +206,30 @@ const isLeading = (node: Node): boolean => {
   return false
 }
 
-const lastCommand = (node: Node): Node | undefined => {
-  let current: Node | null = node
+const lastCommand = (node: SyntaxNode): SyntaxNode | undefined => {
+  let current: SyntaxNode | null = node
   while (current && (current.type === "list" || current.type === "pipeline")) {
-    const children: Array<Node> = current.namedChildren.filter((c: Node) => c.type !== "comment")
+    const children: Array<SyntaxNode> = current.namedChildren.filter((c: SyntaxNode) => c.type !== "comment")
     current = children[children.length - 1] ?? null
   }
   return current?.type === "command" ? current : undefined
 }
 
-const visitChildren = (node: Node, ctx: Context): void => {
+const visitChildren = (node: SyntaxNode, ctx: Context): void => {
   for (const child of node.children) visit(child, ctx)
 }
 
-const describeMissing = (node: Node): string => (node.type === "" ? "more input" : `\`${node.type}\``)
+const describeMissing = (node: SyntaxNode): string => (node.type === "" ? "more input" : `\`${node.type}\``)
 
 export const clip = (text: string, max = 60): string => {
   const flat = text.replace(/\s+/g, " ").trim()
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat
 }
 
-const checkExpansion = (node: Node, ctx: Context): void => {
+const checkExpansion = (node: SyntaxNode, ctx: Context): void => {
   for (const child of node.children) {
     const type = child.type
-    if (RISKY_EXPANSION_OPERATORS.has(type) && !isNamed(child, type, ctx)) {
+    if (RISKY_EXPANSION_OPERATORS.has(type) && !child.isNamed) {
       ctx.out.problems.push(
         `the expansion \`${clip(node.text)}\` evaluates its value or names another variable`
       )
@@ -253,9 +239,9 @@ const checkExpansion = (node: Node, ctx: Context): void => {
 }
 
 // `$!`, `$$` are harmless; nothing to check for simple expansions today, but keep the hook.
-const checkSimpleExpansion = (_node: Node, _ctx: Context): void => {}
+const checkSimpleExpansion = (_node: SyntaxNode, _ctx: Context): void => {}
 
-const buildCommand = (node: Node, redirects: Array<RawRedirect>, ctx: Context): RawCommand => {
+const buildCommand = (node: SyntaxNode, redirects: Array<RawRedirect>, ctx: Context): RawCommand => {
   const assignments: Array<RawAssignment> = []
   const words: Array<Word> = []
   const problems: Array<string> = []
@@ -283,13 +269,13 @@ const buildCommand = (node: Node, redirects: Array<RawRedirect>, ctx: Context): 
       case "comment":
         break
       default:
-        if (type === "$" || isNamed(child, type, ctx)) words.push(wordOf(child, ctx))
+        if (type === "$" || child.isNamed) words.push(wordOf(child, ctx))
     }
   }
   return { source: sourceOf(node, redirects), assignments, words, redirects: all, problems }
 }
 
-const sourceOf = (node: Node, redirects: ReadonlyArray<RawRedirect>): string => {
+const sourceOf = (node: SyntaxNode, redirects: ReadonlyArray<RawRedirect>): string => {
   const parent = node.parent
   if (redirects.length > 0 && parent?.type === "redirected_statement") return parent.text.trim()
   if (redirects.length > 0) {
@@ -301,11 +287,11 @@ const sourceOf = (node: Node, redirects: ReadonlyArray<RawRedirect>): string => 
   return node.text.trim()
 }
 
-const buildDeclaration = (node: Node, ctx: Context): RawCommand => {
+const buildDeclaration = (node: SyntaxNode, ctx: Context): RawCommand => {
   const assignments: Array<RawAssignment> = []
   const words: Array<Word> = []
   for (const child of node.children) {
-    if (!isNamed(child, child.type, ctx)) {
+    if (!child.isNamed) {
       // The keyword (`export`, `local`, `declare`, `unset`, …).
       if (words.length === 0) words.push(wordOf(child, ctx))
       continue
@@ -329,7 +315,7 @@ const buildDeclaration = (node: Node, ctx: Context): RawCommand => {
   }
 }
 
-const buildAssignment = (node: Node, ctx: Context): RawAssignment => {
+const buildAssignment = (node: SyntaxNode, ctx: Context): RawAssignment => {
   const name = node.childForFieldName("name")
   const value = node.childForFieldName("value")
   const nameText = name?.type === "variable_name" ? name.text : (name?.text ?? "")
@@ -345,7 +331,7 @@ const buildAssignment = (node: Node, ctx: Context): RawAssignment => {
 }
 
 // A heredoc operator can carry file redirects of the same command (`cat <<EOF > f`).
-const redirectsOf = (node: Node, ctx: Context): Array<RawRedirect> => {
+const redirectsOf = (node: SyntaxNode, ctx: Context): Array<RawRedirect> => {
   const own = buildRedirect(node, ctx)
   if (node.type !== "heredoc_redirect") return [own]
   const nested = node.namedChildren
@@ -354,14 +340,14 @@ const redirectsOf = (node: Node, ctx: Context): Array<RawRedirect> => {
   return [own, ...nested]
 }
 
-const buildRedirect = (node: Node, ctx: Context): RawRedirect => {
+const buildRedirect = (node: SyntaxNode, ctx: Context): RawRedirect => {
   const descriptorNode = node.childForFieldName("descriptor")
   const descriptor = descriptorNode?.text
   if (node.type === "heredoc_redirect") {
     // A file redirect can hang off the heredoc operator (`cat <<EOF > f`); the walker
     // records it as a separate redirect of the same command.
     const start = node.namedChildren.find((c) => c.type === "heredoc_start")
-    const operator = node.children.find((c) => !isNamed(c, c.type, ctx))?.type ?? "<<"
+    const operator = node.children.find((c) => !c.isNamed)?.type ?? "<<"
     return {
       operator,
       descriptor,
@@ -382,7 +368,7 @@ const buildRedirect = (node: Node, ctx: Context): RawRedirect => {
   }
   let operator = ""
   for (const child of node.children) {
-    if (!isNamed(child, child.type, ctx)) {
+    if (!child.isNamed) {
       operator = child.type
       break
     }
@@ -413,7 +399,7 @@ type Part =
   | { readonly kind: "dynamic"; readonly raw: string; readonly pathValue: string | undefined }
 
 /** Resolves a word node: quotes removed where static, `$HOME`/`$PWD`/`~` known for paths. */
-export const wordOf = (node: Node, ctx: Context, assignment = false): Word => {
+export const wordOf = (node: SyntaxNode, ctx: Context, assignment = false): Word => {
   const parts: Array<Part> = []
   collect(node, parts, ctx)
   let isStatic = true
@@ -464,7 +450,7 @@ const expandTilde = (text: string, home: string): string | undefined => {
   return undefined
 }
 
-const collect = (node: Node, parts: Array<Part>, ctx: Context): void => {
+const collect = (node: SyntaxNode, parts: Array<Part>, ctx: Context): void => {
   const type = node.type
   switch (type) {
     case "word":
@@ -503,7 +489,7 @@ const collect = (node: Node, parts: Array<Part>, ctx: Context): void => {
       return
     }
     default:
-      if (!isNamed(node, type, ctx)) {
+      if (!node.isNamed) {
         parts.push({ kind: "text", text: node.text, quoted: false })
         return
       }
@@ -511,7 +497,7 @@ const collect = (node: Node, parts: Array<Part>, ctx: Context): void => {
   }
 }
 
-const collectString = (node: Node, parts: Array<Part>, ctx: Context): void => {
+const collectString = (node: SyntaxNode, parts: Array<Part>, ctx: Context): void => {
   const start = node.startIndex + 1
   const end = node.endIndex - 1
   const source = ctx.source
@@ -521,7 +507,7 @@ const collectString = (node: Node, parts: Array<Part>, ctx: Context): void => {
   }
   for (const child of node.children) {
     const type = child.type
-    if (type === "string_content" || !isNamed(child, type, ctx)) continue
+    if (type === "string_content" || !child.isNamed) continue
     literal(cursor, child.startIndex)
     collect(child, parts, ctx)
     cursor = child.endIndex
@@ -545,7 +531,7 @@ const pushUnquoted = (text: string, parts: Array<Part>): void => {
   if (buffer) parts.push({ kind: "text", text: buffer, quoted: false })
 }
 
-const knownVariable = (node: Node, home: string): string | undefined => {
+const knownVariable = (node: SyntaxNode, home: string): string | undefined => {
   const names = node.namedChildren
   if (names.length !== 1 || names[0]!.type !== "variable_name") return undefined
   if (node.type === "expansion" && node.childCount !== 3) return undefined

@@ -1,9 +1,9 @@
 // Walks a tree-sitter-powershell tree: every command anywhere (pipelines, chains, script
 // blocks, sub-expressions, strings), as words, plus whatever the walk could not model.
-import type { Node } from "web-tree-sitter"
 import { clip } from "./bash.ts"
 import type { RawCommand, RawRedirect, WalkResult, Word } from "./model.ts"
 import { emptyWalk } from "./model.ts"
+import type { SyntaxNode } from "./syntax.ts"
 
 interface Context {
   readonly home: string
@@ -147,13 +147,13 @@ const LEAVES = new Set([
   "block_name"
 ])
 
-export const walkPowerShell = (root: Node, source: string, home: string): WalkResult => {
+export const walkPowerShell = (root: SyntaxNode, source: string, home: string): WalkResult => {
   const ctx: Context = { home, source, out: emptyWalk() }
   visit(root, ctx)
   return ctx.out
 }
 
-const visit = (node: Node, ctx: Context): void => {
+const visit = (node: SyntaxNode, ctx: Context): void => {
   if (node.isMissing) {
     ctx.out.problems.push(`the command is incomplete: tree-sitter expected \`${node.type}\``)
     return
@@ -208,24 +208,26 @@ const visit = (node: Node, ctx: Context): void => {
 }
 
 // The first command of the program, enclosed only by statement lists and pipeline chains.
-const isLeading = (node: Node): boolean => {
-  let current: Node = node
+const isLeading = (node: SyntaxNode): boolean => {
+  let current: SyntaxNode = node
   for (let parent = current.parent; parent !== null; current = parent, parent = parent.parent) {
     if (parent.type === "program") return true
     if (parent.type !== "statement_list" && parent.type !== "pipeline" && parent.type !== "pipeline_chain")
       return false
-    const first = parent.namedChildren.find((c: Node) => c.type !== "comment" && c.type !== "empty_statement")
+    const first = parent.namedChildren.find(
+      (c: SyntaxNode) => c.type !== "comment" && c.type !== "empty_statement"
+    )
     if (first?.id !== current.id) return false
   }
   return false
 }
 
-const visitChildren = (node: Node, ctx: Context): void => {
+const visitChildren = (node: SyntaxNode, ctx: Context): void => {
   for (const child of node.children) visit(child, ctx)
 }
 
 // `$env:NAME = value` sets the environment of every later command.
-const assignment = (node: Node, ctx: Context): void => {
+const assignment = (node: SyntaxNode, ctx: Context): void => {
   const left = node.namedChildren.find((c) => c.type === "left_assignment_expression")
   const target = left?.descendantsOfType("variable")[0]
   const match = target ? /^\$\{?env:([A-Za-z_][A-Za-z0-9_]*)\}?$/i.exec(target.text) : null
@@ -240,7 +242,7 @@ const assignment = (node: Node, ctx: Context): void => {
   })
 }
 
-const buildCommand = (node: Node, ctx: Context): RawCommand => {
+const buildCommand = (node: SyntaxNode, ctx: Context): RawCommand => {
   const words: Array<Word> = []
   const redirects: Array<RawRedirect> = []
   const problems: Array<string> = []
@@ -285,7 +287,7 @@ const buildCommand = (node: Node, ctx: Context): RawCommand => {
 
 // Tokens of an ERROR node that starts like a command (`git diff --` in PowerShell): judged
 // as the command they spell, on top of the note the ERROR itself produces.
-const salvage = (node: Node, ctx: Context): RawCommand | undefined => {
+const salvage = (node: SyntaxNode, ctx: Context): RawCommand | undefined => {
   const children = node.children
   const start = children.findIndex((c) => c.type === "command_name")
   if (start === -1) return undefined
@@ -307,7 +309,7 @@ const salvage = (node: Node, ctx: Context): RawCommand | undefined => {
   }
 }
 
-const buildRedirect = (node: Node, ctx: Context): RawRedirect => {
+const buildRedirect = (node: SyntaxNode, ctx: Context): RawRedirect => {
   const merging = node.namedChildren.find((c) => c.type === "merging_redirection_operator")
   if (merging)
     return { operator: merging.text, descriptor: undefined, target: undefined, access: "duplicate" }
@@ -360,7 +362,7 @@ const BACKTICK_ESCAPES: Record<string, string> = {
 const unescapeBacktick = (text: string): string =>
   text.includes("`") ? text.replace(/`(.)/gs, (_, c: string) => BACKTICK_ESCAPES[c] ?? c) : text
 
-export const wordOf = (node: Node, ctx: Context): Word => {
+export const wordOf = (node: SyntaxNode, ctx: Context): Word => {
   switch (node.type) {
     case "generic_token":
     case "command_name":
@@ -421,7 +423,7 @@ const verbatim = (text: string): string => {
   return text.slice(1, -1).replaceAll("''", "'")
 }
 
-const expandable = (node: Node, ctx: Context): Word => {
+const expandable = (node: SyntaxNode, ctx: Context): Word => {
   const here = node.text.startsWith('@"')
   const open = here ? 2 : 1
   const start = node.startIndex + open
