@@ -116,7 +116,9 @@ export interface Analysis {
   /** The text as judged (line continuations joined). */
   readonly text: string
   readonly dialect: ShellParser.Dialect
+  /** The starting directory, absolute. */
   readonly cwd: string
+  /** The project root, absolute, as given (paths are compared with its real path). */
   readonly projectRoot: string
   readonly commands: ReadonlyArray<Command>
   readonly paths: ReadonlyArray<PathAccess>

@@ -1,3 +1,5 @@
+import * as fs from "node:fs"
+import * as os from "node:os"
 import * as NodePath from "node:path"
 import { assert, describe, it, layer } from "@effect/vitest"
 import { Effect } from "effect"
@@ -159,6 +161,45 @@ layer(ShellParser.layer)("ShellAnalysis.analyze", (it) => {
       }
       const plain = yield* analyze("git status && ls -la src 2>/dev/null")
       assert.deepStrictEqual([...plain.notes, ...plain.commands.flatMap((c) => c.notes)], [])
+    })
+  )
+  it.effect("judges paths against the project root as it is now, when it moved between analyses", () =>
+    Effect.gen(function* () {
+      const base = fs.mkdtempSync(NodePath.join(os.tmpdir(), "gatehouse-root-"))
+      try {
+        const root = NodePath.join(base, "app")
+        const elsewhere = NodePath.join(base, "elsewhere")
+        fs.mkdirSync(root)
+        fs.mkdirSync(elsewhere)
+        const judge = (command: string) =>
+          ShellAnalysis.analyze(command, {
+            cwd: root,
+            projectRoot: root,
+            dialect: "bash",
+            home: project.home
+          })
+        const before = yield* judge(`cat notes.txt ${elsewhere}/notes.txt`)
+        assert.deepStrictEqual(
+          before.paths.map((p) => [p.path, p.inside]),
+          [
+            [NodePath.join(root, "notes.txt"), true],
+            [NodePath.join(elsewhere, "notes.txt"), false]
+          ]
+        )
+        // The root becomes a symlink to another directory: that directory is the project now.
+        fs.renameSync(root, NodePath.join(base, "old"))
+        fs.symlinkSync(elsewhere, root)
+        const after = yield* judge(`cat notes.txt ${elsewhere}/notes.txt ${base}/old/notes.txt`)
+        assert.deepStrictEqual(
+          after.paths.map((p) => [p.path, p.inside]),
+          [
+            [NodePath.join(elsewhere, "notes.txt"), true],
+            [NodePath.join(base, "old", "notes.txt"), false]
+          ]
+        )
+      } finally {
+        fs.rmSync(base, { recursive: true, force: true })
+      }
     })
   )
 })

@@ -95,6 +95,7 @@ const commandNote = (command: MutableCommand, kind: NoteKind, message: string): 
 
 /** The starting directory is touched too: outside the project it needs `external_directory`. */
 export const workdir = (env: Env, cwd: string): void => {
+  if (cwd === env.resolver.root) return
   const real = env.resolver.real(cwd)
   if (env.resolver.inside(real)) return
   addPath(env, {

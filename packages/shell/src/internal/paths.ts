@@ -8,23 +8,34 @@ export interface Resolver {
   /** The real absolute path of `absolute`, following symlinks of every existing part. */
   readonly real: (absolute: string) => string
   /** `real` and whether it is an existing directory, in one look-up. */
-  readonly resolve: (absolute: string) => { readonly real: string; readonly directory: boolean }
-  readonly isDirectory: (absolute: string) => boolean
+  readonly resolve: (absolute: string) => Resolved
   readonly inside: (real: string) => boolean
   readonly relative: (real: string) => string
+  /** The project root, absolute, as given (resolved through symlinks only when a path needs it). */
   readonly root: string
 }
 
+export interface Resolved {
+  readonly real: string
+  readonly directory: boolean
+}
+
 export const makeResolver = (projectRoot: string): Resolver => {
-  const cache = new Map<string, { real: string; directory: boolean }>()
+  const root = NodePath.resolve(projectRoot)
+  const cache = new Map<string, Resolved>()
   // One lstat per path component, no exceptions: a component that is not a symlink keeps
   // its name; a symlink is followed (a dangling one too, since writing through it creates
   // its target).
-  const lookup = (absolute: string, depth: number): { real: string; directory: boolean } => {
+  const lookup = (absolute: string, depth: number): Resolved => {
     const cached = cache.get(absolute)
     if (cached !== undefined) return cached
+    if (absolute === root && isKnownPlainRoot(root)) {
+      const plain = { real: root, directory: true }
+      cache.set(root, plain)
+      return plain
+    }
     const parent = NodePath.dirname(absolute)
-    let result: { real: string; directory: boolean }
+    let result: Resolved
     if (parent === absolute) {
       result = { real: absolute, directory: true }
     } else {
@@ -45,21 +56,54 @@ export const makeResolver = (projectRoot: string): Resolver => {
       }
     }
     cache.set(absolute, result)
+    if (absolute === root && result.real === root && result.directory) rememberPlainRoot(root)
     return result
   }
-  const root = lookup(NodePath.resolve(projectRoot), 0).real
-  const prefix = root.endsWith(NodePath.sep) ? root : root + NodePath.sep
+  // The root is resolved on the first path that needs it: a command that names no file
+  // makes no system call.
+  let rootPrefix: string | undefined
+  const realRoot = (): string => lookup(root, 0).real
+  const prefix = (): string => {
+    if (rootPrefix === undefined) {
+      const real = realRoot()
+      rootPrefix = real.endsWith(NodePath.sep) ? real : real + NodePath.sep
+    }
+    return rootPrefix
+  }
   return {
     real: (absolute) => lookup(absolute, 0).real,
     resolve: (absolute) => lookup(absolute, 0),
     root,
-    isDirectory: (absolute) => lookup(absolute, 0).directory,
-    inside: (path) => path === root || path.startsWith(prefix),
+    inside: (path) => path === realRoot() || path.startsWith(prefix()),
     relative: (path) => {
-      const relative = path === root ? "" : path.slice(prefix.length)
+      const relative = path === realRoot() ? "" : path.slice(prefix().length)
       return NodePath.sep === "/" ? relative : relative.split(NodePath.sep).join("/")
     }
   }
+}
+
+// Project roots with no symlink in their path, by device and inode: checking one again is
+// a single stat instead of an lstat per component of its path on every analysis.
+const plainRoots = new Map<string, { readonly dev: number; readonly ino: number }>()
+const MAX_PLAIN_ROOTS = 64
+
+const isKnownPlainRoot = (root: string): boolean => {
+  const known = plainRoots.get(root)
+  if (known === undefined) return false
+  const stat = fs.statSync(root, { throwIfNoEntry: false })
+  // Still the same directory, so every path under `root` is in the project. Had a component
+  // of `root` become a symlink to that same directory, paths spelt through the new route
+  // resolve outside the root and are asked about: stricter, never looser.
+  if (stat?.isDirectory() && stat.dev === known.dev && stat.ino === known.ino) return true
+  plainRoots.delete(root)
+  return false
+}
+
+const rememberPlainRoot = (root: string): void => {
+  const stat = fs.statSync(root, { throwIfNoEntry: false })
+  if (stat === undefined) return
+  if (plainRoots.size >= MAX_PLAIN_ROOTS) plainRoots.clear()
+  plainRoots.set(root, { dev: stat.dev, ino: stat.ino })
 }
 
 /** The static part of a glob before its first glob character (`src/*.ts` -> `src/`). */
