@@ -316,6 +316,15 @@ layer(ShellParser.layer)("adversarial", (it) => {
     { command: "Set-Location .git; Set-Content config x", dialect: ps, block: DENY, expect: "deny" },
     { command: "Get-Content ~/secret", dialect: ps, block: OPEN, expect: "ask" },
     { command: "Get-Content link-out/secret.txt", dialect: ps, block: OPEN, expect: "ask" },
+    // `..` after a symlink is the parent of where the link points (the kernel's reading),
+    // not the directory next to the link: these read <outside>/secret.txt.
+    { command: "cat link-out/../outside/secret.txt", block: ALLOWLIST, expect: "ask" },
+    { command: "echo x > link-out/../outside/new.txt", block: OPEN, expect: "ask" },
+    { command: "cd link-out && cat ../outside/secret.txt", block: ALLOWLIST, expect: "ask" },
+    { command: "cat link-out/../project/src/index.ts", block: ALLOWLIST, expect: "allow" },
+    { command: "Get-Content link-out/../outside/secret.txt", dialect: ps, block: OPEN, expect: "ask" },
+    // `cd link-out/..` lands in the project in bash but outside it with `cd -P`.
+    { command: "cd link-out/.. && cat outside/secret.txt", block: ALLOWLIST, expect: "ask" },
     // A glob is judged by what it expands to, not by its prefix.
     { command: "cd .gi?; echo x >> config", block: DENY, expect: "deny" },
     { command: "cd .gi[t]/hooks; echo x > pre-commit", block: DENY, expect: "deny" },

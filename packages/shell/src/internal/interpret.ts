@@ -6,7 +6,7 @@ import type { Command, Note, NoteKind, PathAccess, Redirect } from "../ShellAnal
 import type { Dialect } from "../ShellParser.ts"
 import type { RawAssignment, RawCommand, RawRedirect, WalkResult, Word } from "./model.ts"
 import { staticWord } from "./model.ts"
-import { expandGlob, globPrefix, makeResolver, type Resolver } from "./paths.ts"
+import { expandGlob, globPrefix, joinAsWritten, makeResolver, type Resolver } from "./paths.ts"
 import * as Programs from "./programs.ts"
 import * as Risks from "./risks.ts"
 import { braceExpand, decodeEncodedCommand } from "./text.ts"
@@ -1225,19 +1225,27 @@ const enterDirectory = (
     env.resolver.resolve(targets[0]!.absolute).directory
   if (replace) scope.cwds.length = 0
   for (const { absolute, text } of targets) {
-    const real = env.resolver.real(absolute)
-    addPath(env, {
-      text,
-      path: real,
-      access: "read",
-      via: "cd",
-      inside: env.resolver.inside(real),
-      directory: real,
-      isDirectory: true,
-      command: command.index,
-      ...(env.resolver.inside(real) ? { relative: env.resolver.relative(real) } : {})
-    })
-    if (!scope.cwds.includes(absolute)) scope.cwds.push(absolute)
+    // `cd` is logical in bash and PowerShell (`link/..` is where it started), but `cd -P`
+    // and the kernel go by real paths (`link/..` is the parent of where `link` points):
+    // when the two differ, later commands may run in either.
+    const logical = NodePath.resolve(absolute)
+    const physical = env.resolver.real(absolute)
+    const directories = env.resolver.real(logical) === physical ? [logical] : [logical, physical]
+    for (const directory of directories) {
+      const real = env.resolver.real(directory)
+      addPath(env, {
+        text,
+        path: real,
+        access: "read",
+        via: "cd",
+        inside: env.resolver.inside(real),
+        directory: real,
+        isDirectory: true,
+        command: command.index,
+        ...(env.resolver.inside(real) ? { relative: env.resolver.relative(real) } : {})
+      })
+      if (!scope.cwds.includes(directory)) scope.cwds.push(directory)
+    }
   }
   if (scope.cwds.length > MAX_DIRECTORIES) {
     scope.cwds.splice(0, scope.cwds.length - MAX_DIRECTORIES)
@@ -1308,7 +1316,8 @@ const resolveWord = (
   const out: Array<{ absolute: string; text: string }> = []
   const seen = new Set<string>()
   for (const cwd of scope.cwds) {
-    const absolute = NodePath.resolve(cwd, path === "" ? "." : path)
+    // As written, not normalised: the resolver steps over `..` the way the kernel does.
+    const absolute = NodePath.isAbsolute(path) ? path : joinAsWritten(cwd, path)
     if (!seen.has(absolute)) {
       seen.add(absolute)
       out.push({ absolute, text: word.raw })
@@ -1557,7 +1566,7 @@ const argumentPaths = (
     const [target, link] = operands as [Word, Word]
     if (target.path !== undefined && link.path !== undefined && !NodePath.isAbsolute(target.path)) {
       const from = link.path.endsWith("/") ? link.path : NodePath.dirname(link.path)
-      operands[0] = { ...target, path: NodePath.join(from, target.path) }
+      operands[0] = { ...target, path: joinAsWritten(from, target.path) }
     }
   }
   operands.forEach((word, index) => {

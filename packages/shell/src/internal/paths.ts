@@ -5,7 +5,7 @@ import * as fs from "node:fs"
 import * as NodePath from "node:path"
 
 export interface Resolver {
-  /** The real absolute path of `absolute`, following symlinks of every existing part. */
+  /** The real absolute path of `absolute`, resolved as the kernel does (see {@link makeResolver}). */
   readonly real: (absolute: string) => string
   /** `real` and whether it is an existing directory, in one look-up. */
   readonly resolve: (absolute: string) => Resolved
@@ -20,63 +20,91 @@ export interface Resolved {
   readonly directory: boolean
 }
 
+const MAX_LINKS = 32
+const SEPARATORS = process.platform === "win32" ? /[\\/]+/ : /\/+/
+
+/**
+ * Resolves absolute paths the way the kernel does, one component at a time from the file
+ * system root: each component is looked up (one lstat) in the real directory reached so
+ * far, a symlink is replaced by what its target resolves to (a dangling one too, since
+ * writing through it creates its target), and `..` is the parent of the real directory
+ * reached so far. Paths are never normalised as text first: `link/../x` is in the parent of
+ * where `link` points, not next to `link`.
+ */
 export const makeResolver = (projectRoot: string): Resolver => {
   const root = NodePath.resolve(projectRoot)
-  const cache = new Map<string, Resolved>()
-  // One lstat per path component, no exceptions: a component that is not a symlink keeps
-  // its name; a symlink is followed (a dangling one too, since writing through it creates
-  // its target).
-  const lookup = (absolute: string, depth: number): Resolved => {
-    const cached = cache.get(absolute)
+  const rootPrefix = root.endsWith(NodePath.sep) ? root : root + NodePath.sep
+  // Entries of real directories, by path (their parent is real, so the path is unambiguous).
+  const entries = new Map<string, Resolved>()
+
+  const entry = (directory: string, name: string, depth: number): Resolved => {
+    const path = NodePath.join(directory, name)
+    const cached = entries.get(path)
     if (cached !== undefined) return cached
-    if (absolute === root && isKnownPlainRoot(root)) {
-      const plain = { real: root, directory: true }
-      cache.set(root, plain)
-      return plain
-    }
-    const parent = NodePath.dirname(absolute)
     let result: Resolved
-    if (parent === absolute) {
-      result = { real: absolute, directory: true }
-    } else {
-      const base = lookup(parent, depth)
-      const candidate = NodePath.join(base.real, NodePath.basename(absolute))
-      const stat = fs.lstatSync(candidate, { throwIfNoEntry: false })
-      if (stat === undefined) result = { real: candidate, directory: false }
-      else if (!stat.isSymbolicLink()) result = { real: candidate, directory: stat.isDirectory() }
-      else if (depth > 32) result = { real: candidate, directory: false }
-      else {
-        let target: string
-        try {
-          target = fs.readlinkSync(candidate)
-        } catch {
-          target = candidate
-        }
-        result = lookup(NodePath.resolve(base.real, target), depth + 1)
+    const stat = fs.lstatSync(path, { throwIfNoEntry: false })
+    if (stat === undefined) result = { real: path, directory: false }
+    else if (!stat.isSymbolicLink()) result = { real: path, directory: stat.isDirectory() }
+    else if (depth >= MAX_LINKS) result = { real: path, directory: false }
+    else {
+      let target: string
+      try {
+        target = fs.readlinkSync(path)
+      } catch {
+        target = path
       }
+      result = NodePath.isAbsolute(target) ? resolve(target, depth + 1) : walk(directory, target, depth + 1)
     }
-    cache.set(absolute, result)
-    if (absolute === root && result.real === root && result.directory) rememberPlainRoot(root)
+    entries.set(path, result)
     return result
   }
+
+  // `path` (relative to the real directory `from`, or absolute) one component at a time.
+  const walk = (from: string, path: string, depth: number): Resolved => {
+    const top = NodePath.isAbsolute(path) ? NodePath.parse(path).root : ""
+    let current: Resolved = { real: top === "" ? from : top, directory: true }
+    for (const name of path.slice(top.length).split(SEPARATORS)) {
+      if (name === "" || name === ".") continue
+      if (name === "..") current = { real: NodePath.dirname(current.real), directory: true }
+      else current = entry(current.real, name, depth)
+    }
+    return current
+  }
+
   // The root is resolved on the first path that needs it: a command that names no file
   // makes no system call.
-  let rootPrefix: string | undefined
-  const realRoot = (): string => lookup(root, 0).real
-  const prefix = (): string => {
-    if (rootPrefix === undefined) {
-      const real = realRoot()
-      rootPrefix = real.endsWith(NodePath.sep) ? real : real + NodePath.sep
+  let rootResolved: Resolved | undefined
+  let realRootPrefix = ""
+  const realRoot = (): Resolved => {
+    if (rootResolved === undefined) {
+      if (isKnownPlainRoot(root)) rootResolved = { real: root, directory: true }
+      else {
+        rootResolved = walk(root, root, 0)
+        if (rootResolved.real === root && rootResolved.directory) rememberPlainRoot(root)
+      }
+      realRootPrefix = rootResolved.real.endsWith(NodePath.sep)
+        ? rootResolved.real
+        : rootResolved.real + NodePath.sep
     }
-    return rootPrefix
+    return rootResolved
   }
+
+  // Under the root as given, the walk starts from the root's real path: the components it
+  // shares with the root resolve to just that.
+  const resolve = (absolute: string, depth: number): Resolved => {
+    if (absolute === root) return realRoot()
+    if (absolute.startsWith(rootPrefix))
+      return walk(realRoot().real, absolute.slice(rootPrefix.length), depth)
+    return walk(absolute, absolute, depth)
+  }
+
   return {
-    real: (absolute) => lookup(absolute, 0).real,
-    resolve: (absolute) => lookup(absolute, 0),
+    real: (absolute) => resolve(absolute, 0).real,
+    resolve: (absolute) => resolve(absolute, 0),
     root,
-    inside: (path) => path === realRoot() || path.startsWith(prefix()),
+    inside: (path) => path === realRoot().real || path.startsWith(realRootPrefix),
     relative: (path) => {
-      const relative = path === realRoot() ? "" : path.slice(prefix().length)
+      const relative = path === realRoot().real ? "" : path.slice(realRootPrefix.length)
       return NodePath.sep === "/" ? relative : relative.split(NodePath.sep).join("/")
     }
   }
@@ -106,6 +134,14 @@ const rememberPlainRoot = (root: string): void => {
   plainRoots.set(root, { dev: stat.dev, ino: stat.ino })
 }
 
+/** `directory/path` without normalising `..` away (see {@link makeResolver}). */
+export const joinAsWritten = (directory: string, path: string): string =>
+  path === ""
+    ? directory
+    : directory.endsWith(NodePath.sep)
+      ? directory + path
+      : directory + NodePath.sep + path
+
 /** The static part of a glob before its first glob character (`src/*.ts` -> `src/`). */
 export const globPrefix = (text: string): string => {
   const at = text.search(/[*?[]/)
@@ -126,7 +162,7 @@ export const expandGlob = (pattern: string, cwd: string): Array<string> | undefi
   for (const part of absolute ? parts.slice(1) : parts) {
     const next: Array<string> = []
     if (!/[*?[]/.test(part)) {
-      for (const dir of current) next.push(NodePath.join(dir, part))
+      for (const dir of current) next.push(joinAsWritten(dir, part))
     } else {
       const regex = globRegex(part)
       for (const dir of current) {
@@ -138,7 +174,7 @@ export const expandGlob = (pattern: string, cwd: string): Array<string> | undefi
         }
         for (const entry of entries) {
           if (entry.startsWith(".") && !part.startsWith(".")) continue
-          if (regex.test(entry)) next.push(NodePath.join(dir, entry))
+          if (regex.test(entry)) next.push(joinAsWritten(dir, entry))
           if (next.length > MAX_GLOB_MATCHES) return undefined
         }
       }
