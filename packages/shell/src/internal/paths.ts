@@ -66,6 +66,8 @@ export const makeResolver = (projectRoot: string): Resolver => {
     for (const name of path.slice(top.length).split(SEPARATORS)) {
       if (name === "" || name === ".") continue
       if (name === "..") current = { real: NodePath.dirname(current.real), directory: true }
+      // Nothing exists below a missing file or a file that is not a directory.
+      else if (!current.directory) current = { real: NodePath.join(current.real, name), directory: false }
       else current = entry(current.real, name, depth)
     }
     return current
