@@ -1,12 +1,16 @@
 /**
  * The gate: from an {@link ShellAnalysis.Analysis}, the permission requests a command needs
- * (in order: `external_directory`, `edit`, `bash`) and the verdict under a ruleset and an
+ * (in order: `external_directory`, `edit`, `read`, `bash`) and the verdict under a ruleset and an
  * approval mode, with the rule that decided every pattern. `gatehouse check` and the shell
  * tool use this one code path.
  *
  * - `external_directory`: `<dir>/*` for every directory outside the project a path touches.
  * - `edit`: files the command writes inside the project, project-relative, so an `edit`
  *   rule such as `".git/*": "deny"` holds for shell writes too.
+ * - `read`: files and directories the command reads, project-relative inside the project
+ *   (absolute outside), as the `read` tool names them: `"read": { "*.env": "ask" }` holds
+ *   for `cat .env` too. A directory is also named with `/*` (`grep -r x secrets` reads
+ *   what is inside).
  * - `bash`: every simple command (wrapped and payload commands included) by its text, and
  *   also without its assignments, by the base name of a program given as a path, and by the
  *   cmdlet a PowerShell alias runs. A text with no simple command is judged whole.
@@ -33,7 +37,7 @@ import type * as ShellParser from "./ShellParser.ts"
  * @since 0.0.0
  */
 export interface Request {
-  readonly permission: "external_directory" | "edit" | "bash"
+  readonly permission: "external_directory" | "edit" | "read" | "bash"
   readonly patterns: ReadonlyArray<string>
   /** What "always allow" remembers. Never `*`, never a whole shell, wrapper or interpreter. */
   readonly always: ReadonlyArray<string>
@@ -192,6 +196,18 @@ export const requests = (analysis: ShellAnalysis.Analysis): Array<Request> => {
     })
   }
 
+  const reads = readPatterns(analysis)
+  if (reads.length > 0) {
+    out.push({
+      permission: "read",
+      patterns: reads,
+      always: reads.filter((f) => !WILDCARD.test(f)),
+      needsPerson,
+      escalated: false,
+      metadata: { command: analysis.command, files: reads }
+    })
+  }
+
   const patterns: Array<string> = []
   const always: Array<string> = []
   const textFlagged = analysis.notes.length > 0
@@ -252,6 +268,22 @@ const editPatterns = (analysis: ShellAnalysis.Analysis): { files: Array<string>;
     }
   }
   return { files: [...new Set(out)], targets: [...new Set(targets)] }
+}
+
+const readPatterns = (analysis: ShellAnalysis.Analysis): Array<string> => {
+  const out: Array<string> = []
+  for (const path of analysis.paths) {
+    if (path.access !== "read" || (path.via !== "argument" && path.via !== "redirect")) continue
+    if (path.inside && path.relative !== undefined) {
+      const relative = path.relative || "."
+      out.push(relative)
+      if (path.isDirectory) out.push(relative === "." ? "*" : `${relative}/*`)
+    } else {
+      out.push(path.path)
+      if (path.isDirectory) out.push(directoryPattern(path.path))
+    }
+  }
+  return [...new Set(out)]
 }
 
 const listDirectory = (directory: string): Array<{ name: string; directory: boolean }> => {

@@ -4,7 +4,7 @@
  * streamed into a spill sink — and returns what the model reads.
  *
  * Order, always: analyse -> ask every request of the gate through `Permission`
- * (`external_directory`, `edit`, `bash`, with the call id in `tool`) -> only then spawn.
+ * (`external_directory`, `edit`, `read`, `bash`, with the call id in `tool`) -> only then spawn.
  * A denied or rejected ask fails the call and the process is never started.
  *
  * An Effect agent adds {@link handlers} (with {@link layer}) to its `Toolkit`; callers

@@ -13,17 +13,36 @@ const ASK_ALL = { bash: { "*": "ask" } }
 
 layer(ShellParser.layer)("ShellGate", (it) => {
   describe("requests", () => {
-    it.effect("come in order external_directory, edit, bash", () =>
+    it.effect("come in order external_directory, edit, read, bash", () =>
       Effect.gen(function* () {
         const verdict = yield* judge(project, "cat /etc/hostname > build/out && ls")
         assert.deepStrictEqual(
           verdict.requests.map((r) => r.permission),
-          ["external_directory", "edit", "bash"]
+          ["external_directory", "edit", "read", "bash"]
         )
         assert.deepStrictEqual(request(verdict, "external_directory")?.patterns, ["/etc/*"])
         assert.deepStrictEqual(request(verdict, "external_directory")?.always, ["/etc/*"])
         assert.deepStrictEqual(request(verdict, "edit")?.patterns, ["build/out"])
+        assert.deepStrictEqual(request(verdict, "read")?.patterns, ["/etc/hostname"])
         assert.deepStrictEqual(request(verdict, "bash")?.patterns, ["cat /etc/hostname > build/out", "ls"])
+      })
+    )
+
+    it.effect("name what a command reads as the read tool does, so read rules hold for the shell", () =>
+      Effect.gen(function* () {
+        const reads = (command: string) =>
+          Effect.map(judge(project, command), (verdict) => request(verdict, "read")?.patterns)
+        assert.deepStrictEqual(yield* reads("cat src/index.ts .env < package.json"), [
+          "package.json",
+          "src/index.ts",
+          ".env"
+        ])
+        // A directory is read with what is in it; a cd or the working directory is not a read.
+        assert.deepStrictEqual(yield* reads("cd src && grep -r TODO ."), ["src", "src/*"])
+        assert.deepStrictEqual(yield* reads("cat link-out/secret.txt"), [
+          NodePath.join(project.outside, "secret.txt")
+        ])
+        assert.isUndefined(yield* reads("cd src && echo hi > out.txt"))
       })
     )
 

@@ -288,6 +288,26 @@ describe("ShellTool permissions", () => {
     }).pipe(Effect.provide(live()))
   )
 
+  it.live("a read rule holds for the shell: reading .env asks read before it runs", () =>
+    Effect.gen(function* () {
+      const permission = yield* Permission.Service
+      const ruleset: Permission.Ruleset = [
+        ...allowAll,
+        { permission: "read", pattern: "*.env", action: "ask" }
+      ]
+      const fiber = yield* Effect.forkChild(
+        ShellTool.run({ command: "cat .env; touch read-env.txt" }).pipe(inProject({ ruleset }))
+      )
+      const [request] = yield* pendingAsks()
+      assert.strictEqual(request!.permission, "read")
+      assert.deepStrictEqual(request!.patterns, [".env"])
+      yield* permission.reply({ requestID: request!.id, reply: "reject" }).pipe(Instance.provide(project))
+      const error = yield* Effect.flip(Fiber.join(fiber))
+      assert.strictEqual(error._tag, "PermissionRejectedError")
+      assert.isFalse(existsSync(marker("read-env.txt")))
+    }).pipe(Effect.provide(live()))
+  )
+
   it.live("a rejection with feedback is a correction, and the process never starts", () =>
     Effect.gen(function* () {
       const permission = yield* Permission.Service

@@ -355,6 +355,21 @@ layer(ShellParser.layer)("adversarial", (it) => {
     { command: ". ./profile.ps1", dialect: ps, block: OPEN, expect: "ask" }
   ])
 
+  // Reading through the shell is judged by the same read rules as the read tool.
+  const READS = {
+    bash: { "*": "allow" },
+    read: { "*": "allow", "*.env": "ask", ".git/*": "deny" }
+  }
+  cases("reads through the shell", [
+    { command: "cat .env", block: READS, expect: "ask" },
+    { command: "head -n 3 < config/.env", block: READS, expect: "ask" },
+    { command: "cd config && cat ./.env", block: READS, expect: "ask" },
+    { command: "cat .git/config", block: READS, expect: "deny" },
+    { command: "grep -r url .git", block: READS, expect: "deny" },
+    { command: "Get-Content .env", dialect: ps, block: READS, expect: "ask" },
+    { command: "cat src/index.ts && ls src", block: READS, expect: "allow" }
+  ])
+
   describe("what the suite relies on", () => {
     it.effect("a symlink out of the project is judged by where it points", () =>
       Effect.gen(function* () {
