@@ -202,4 +202,23 @@ layer(ShellParser.layer)("ShellAnalysis.analyze", (it) => {
       }
     })
   )
+  it.effect("ends on a project root whose path loops through a symlink back under itself", () =>
+    Effect.gen(function* () {
+      const base = fs.realpathSync(fs.mkdtempSync(NodePath.join(os.tmpdir(), "gatehouse-loop-")))
+      try {
+        fs.symlinkSync(NodePath.join(base, "a", "b"), NodePath.join(base, "a"))
+        const root = NodePath.join(base, "a", "b")
+        const analysis = yield* ShellAnalysis.analyze("cat x ../y", {
+          cwd: root,
+          projectRoot: root,
+          dialect: "bash",
+          home: project.home
+        })
+        assert.deepStrictEqual(argvs(analysis), ["cat x ../y"])
+        assert.strictEqual(analysis.paths.length, 2)
+      } finally {
+        fs.rmSync(base, { recursive: true, force: true })
+      }
+    })
+  )
 })

@@ -42,7 +42,7 @@ export const makeResolver = (projectRoot: string): Resolver => {
     const cached = entries.get(path)
     if (cached !== undefined) return cached
     let result: Resolved
-    const stat = fs.lstatSync(path, { throwIfNoEntry: false })
+    const stat = lstat(path)
     if (stat === undefined) result = { real: path, directory: false }
     else if (!stat.isSymbolicLink()) result = { real: path, directory: stat.isDirectory() }
     else if (depth >= MAX_LINKS) result = { real: path, directory: false }
@@ -76,12 +76,18 @@ export const makeResolver = (projectRoot: string): Resolver => {
   // The root is resolved on the first path that needs it: a command that names no file
   // makes no system call.
   let rootResolved: Resolved | undefined
+  let resolvingRoot = false
   let realRootPrefix = ""
   const realRoot = (): Resolved => {
     if (rootResolved === undefined) {
       if (isKnownPlainRoot(root)) rootResolved = { real: root, directory: true }
       else {
-        rootResolved = walk(root, root, 0)
+        resolvingRoot = true
+        try {
+          rootResolved = walk(root, root, 0)
+        } finally {
+          resolvingRoot = false
+        }
         if (rootResolved.real === root && rootResolved.directory) rememberPlainRoot(root)
       }
       realRootPrefix = rootResolved.real.endsWith(NodePath.sep)
@@ -94,6 +100,9 @@ export const makeResolver = (projectRoot: string): Resolver => {
   // Under the root as given, the walk starts from the root's real path: the components it
   // shares with the root resolve to just that.
   const resolve = (absolute: string, depth: number): Resolved => {
+    // (While the root itself is being resolved, a symlink on its way back under it is
+    // walked from the top like any path, so a loop ends at MAX_LINKS.)
+    if (resolvingRoot) return walk(absolute, absolute, depth)
     if (absolute === root) return realRoot()
     if (absolute.startsWith(rootPrefix))
       return walk(realRoot().real, absolute.slice(rootPrefix.length), depth)
@@ -112,6 +121,24 @@ export const makeResolver = (projectRoot: string): Resolver => {
   }
 }
 
+// A path the kernel cannot look up either (missing, a loop, no permission, too long) is a
+// file that does not exist, for the command as for us.
+const lstat = (path: string): fs.Stats | undefined => {
+  try {
+    return fs.lstatSync(path, { throwIfNoEntry: false })
+  } catch {
+    return undefined
+  }
+}
+
+const stat = (path: string): fs.Stats | undefined => {
+  try {
+    return fs.statSync(path, { throwIfNoEntry: false })
+  } catch {
+    return undefined
+  }
+}
+
 // Project roots with no symlink in their path, by device and inode: checking one again is
 // a single stat instead of an lstat per component of its path on every analysis.
 const plainRoots = new Map<string, { readonly dev: number; readonly ino: number }>()
@@ -120,20 +147,20 @@ const MAX_PLAIN_ROOTS = 64
 const isKnownPlainRoot = (root: string): boolean => {
   const known = plainRoots.get(root)
   if (known === undefined) return false
-  const stat = fs.statSync(root, { throwIfNoEntry: false })
+  const found = stat(root)
   // Still the same directory, so every path under `root` is in the project. Had a component
   // of `root` become a symlink to that same directory, paths spelt through the new route
   // resolve outside the root and are asked about: stricter, never looser.
-  if (stat?.isDirectory() && stat.dev === known.dev && stat.ino === known.ino) return true
+  if (found?.isDirectory() && found.dev === known.dev && found.ino === known.ino) return true
   plainRoots.delete(root)
   return false
 }
 
 const rememberPlainRoot = (root: string): void => {
-  const stat = fs.statSync(root, { throwIfNoEntry: false })
-  if (stat === undefined) return
+  const found = stat(root)
+  if (found === undefined) return
   if (plainRoots.size >= MAX_PLAIN_ROOTS) plainRoots.clear()
-  plainRoots.set(root, { dev: stat.dev, ino: stat.ino })
+  plainRoots.set(root, { dev: found.dev, ino: found.ino })
 }
 
 /** `directory/path` without normalising `..` away (see {@link makeResolver}). */
