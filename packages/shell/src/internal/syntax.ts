@@ -93,8 +93,9 @@ export const copyTree = (tree: Tree, source: string): SyntaxNode => {
   const types = language.types
   const fields = language.fields
   const named = namedTypes(language)
-  const hasError = tree.rootNode.hasError
-  const cursor = tree.walk()
+  const top = tree.rootNode
+  const hasError = top.hasError
+  const cursor = top.walk()
   let count = 0
   try {
     const make = (parent: SyntaxNode | null, index: number): SyntaxNode => {
