@@ -397,6 +397,8 @@ export const Event = {
  * @since 0.0.0
  */
 export interface Interface {
+  /** The approval mode asks are settled under (set when the layer is built). */
+  readonly mode: Mode
   /**
    * Asks whether `input.permission` may proceed for every pattern (an empty list is judged
    * as `*`). Fails at once with {@link DeniedError} on a deny, succeeds at once when all are
@@ -705,7 +707,7 @@ export const layerWith = (
         for (const info of cancelled) yield* replied(info, "reject", "session-cancelled")
       }, Effect.uninterruptible)
 
-      return Service.of({ ask, reply, list, rejectSession })
+      return Service.of({ mode, ask, reply, list, rejectSession })
     })
   )
 

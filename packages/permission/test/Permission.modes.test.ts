@@ -39,6 +39,18 @@ const outcome = (askInput: Permission.AskInput) =>
 
 const gitConfig = Permission.fromConfig({ bash: { "*": "allow", "git push *": "ask", "rm *": "deny" } })
 
+describe("Permission.Service.mode", () => {
+  it.effect("is the mode the layer was built with, ask by default", () =>
+    Effect.gen(function* () {
+      for (const mode of ["auto", "yolo"] as const) {
+        const seen = yield* run({ mode }, () => Permission.Service.use((p) => Effect.succeed(p.mode)))
+        assert.strictEqual(seen, mode)
+      }
+      assert.strictEqual(yield* run({}, () => Permission.Service.use((p) => Effect.succeed(p.mode))), "ask")
+    })
+  )
+})
+
 describe("mode auto", () => {
   it.effect("approves asks decided by a catch-all rule or the fallback, visibly on the bus", () =>
     run({ mode: "auto" }, () =>

@@ -99,7 +99,7 @@ export interface Options<Tools extends Record<string, Tool.Any>> {
   readonly toolkit: Toolkit.Toolkit<Tools>
   /** The rules asks are judged by (default: none, so everything asks). */
   readonly ruleset?: Permission.Ruleset | undefined
-  /** The approval mode the tools judge in (default `ask`). */
+  /** The approval mode the tools judge in (default: the mode of `Permission.Service`). */
   readonly mode?: Permission.Mode | undefined
   /** Model calls per turn (default {@link DEFAULT_MAX_STEPS}). */
   readonly maxSteps?: number | undefined
@@ -201,7 +201,7 @@ export const layer = <Tools extends Record<string, Tool.Any>>(
               callID: call.id,
               messageID: call.messageID,
               ruleset,
-              mode: options.mode ?? "ask",
+              ...(options.mode === undefined ? {} : { mode: options.mode }),
               projectRoot: session.directory,
               directory: session.directory
             }),

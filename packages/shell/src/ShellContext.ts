@@ -8,14 +8,15 @@
  * ```ts
  * handler.pipe(Effect.provideService(ShellContext.Service, {
  *   ...ShellContext.defaults(),
- *   sessionID, callID, ruleset, projectRoot: project, directory: project, mode: "ask"
+ *   sessionID, callID, ruleset, projectRoot: project, directory: project
  * }))
  * ```
  *
  * Direct use needs nothing: `ShellContext.Service` is a `Context.Reference` whose default
  * is {@link defaults}: session `direct`, an empty ruleset (so every permission falls back
- * to "ask": with no approver the call fails closed, it never silently runs), mode `ask`,
- * the project root of the current `Instance` (else the process's working directory).
+ * to "ask": with no approver the call fails closed, it never silently runs), the mode of
+ * `Permission.Service`, the project root of the current `Instance` (else the process's
+ * working directory).
  *
  * @since 0.0.0
  */
@@ -57,11 +58,10 @@ export interface Shape {
   /** The directory commands run in and relative `workdir`s resolve from; default: the project root. */
   readonly directory?: string | undefined
   /**
-   * The approval mode the gate judges in (its verdict and trace). The asks themselves are
-   * settled by `Permission.Service` under the mode its layer was built with: give both the
-   * same mode.
+   * The approval mode the gate's verdict and trace are judged in; default: the mode of
+   * `Permission.Service`, which settles the asks.
    */
-  readonly mode: Permission.Mode
+  readonly mode?: Permission.Mode | undefined
   /** The configured `shell` (name or path); default: `$SHELL` if POSIX, else bash, else /bin/sh. */
   readonly shell?: string | undefined
   /** Timeout when the call gives none (ms); default {@link DEFAULT_TIMEOUT}. */
@@ -83,7 +83,7 @@ export interface Shape {
  *
  * @since 0.0.0
  */
-export const defaults = (): Shape => ({ sessionID: "direct", ruleset: [], mode: "ask" })
+export const defaults = (): Shape => ({ sessionID: "direct", ruleset: [] })
 
 /**
  * The current call's context (a reference: reading it never fails; unset, it is

@@ -278,7 +278,7 @@ export const layer: Layer.Layer<Service, never, Permission.Service | Truncate.Se
           projectRoot,
           dialect: shell.dialect,
           ruleset: ctx.ruleset,
-          mode: ctx.mode,
+          mode: ctx.mode ?? permission.mode,
           ...(ctx.sources === undefined ? {} : { sources: ctx.sources })
         })
         // A denied request goes first: nobody is asked about a call that a rule forbids

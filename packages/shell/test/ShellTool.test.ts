@@ -358,7 +358,7 @@ describe("ShellTool permissions", () => {
       )
       assert.strictEqual(error._tag, "PermissionRejectedError")
       assert.isFalse(existsSync(marker("default.txt")))
-      assert.deepStrictEqual(ShellContext.defaults(), { sessionID: "direct", ruleset: [], mode: "ask" })
+      assert.deepStrictEqual(ShellContext.defaults(), { sessionID: "direct", ruleset: [] })
     }).pipe(Effect.provide(live({ interactive: false })))
   )
 

@@ -317,7 +317,6 @@ const run = (flags: Flags, workspace: string) =>
     const Live = SessionPrompt.layer({
       toolkit: DefaultTools.toolkit,
       ruleset: config.ruleset,
-      mode: config.mode,
       model: {
         provider: "scripted",
         id: flags.script === undefined ? "demo" : NodePath.basename(flags.script)

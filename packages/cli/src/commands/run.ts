@@ -213,7 +213,6 @@ export const main = async (argv: ReadonlyArray<string>): Promise<number> => {
         sources: config.sources,
         projectRoot: config.directory,
         directory: cwd,
-        mode,
         shell: config.shell,
         // A person at the command line may ask for more than the model's ceiling.
         maxTimeout: Math.max(flags.timeout ?? 0, ShellContext.DEFAULT_MAX_TIMEOUT),

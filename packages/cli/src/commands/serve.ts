@@ -76,7 +76,6 @@ const stack = (options: {
     // The file's own rules, without the allow-everything agent defaults: a person
     // answers in the web page whatever the file does not settle (see the usage text).
     ruleset: options.config.permission,
-    mode: options.config.mode,
     ...(options.config.shell === undefined ? {} : { shell: { shell: options.config.shell } })
   }).pipe(
     Layer.provide(DefaultTools.layer),
