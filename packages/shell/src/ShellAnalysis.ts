@@ -18,6 +18,7 @@ import { Arity } from "@gatehouse/permission"
 import type { Effect } from "effect"
 import { walkBash } from "./internal/bash.ts"
 import * as Interpret from "./internal/interpret.ts"
+import { emptyWalk, type WalkResult } from "./internal/model.ts"
 import { walkPowerShell } from "./internal/powershell.ts"
 import { copyTree } from "./internal/syntax.ts"
 import { invisibleCharacter, joinContinuations, powershellLookalike } from "./internal/text.ts"
@@ -228,9 +229,23 @@ const analyzeWith = (trees: ShellParser.Trees, command: string, options: Options
   }
 }
 
-const walk = (tree: ShellParser.Tree, text: string, dialect: ShellParser.Dialect, home: string) => {
+const walk = (
+  tree: ShellParser.Tree,
+  text: string,
+  dialect: ShellParser.Dialect,
+  home: string
+): WalkResult => {
   const root = copyTree(tree, text)
-  return dialect === "bash" ? walkBash(root, text, home) : walkPowerShell(root, text, home)
+  try {
+    return dialect === "bash" ? walkBash(root, text, home) : walkPowerShell(root, text, home)
+  } catch (error) {
+    // Thousands of nested groups or substitutions exhaust the walkers' stack: such a text
+    // is not judged by its parts (the note makes it ask).
+    if (!(error instanceof RangeError)) throw error
+    const result = emptyWalk()
+    result.problems.push("the command is nested too deeply to analyse")
+    return result
+  }
 }
 
 const textNotes = (

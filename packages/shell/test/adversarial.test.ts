@@ -1,6 +1,8 @@
 // The adversarial suite, organised by the bypass classes of peers-and-threats.md section 4.
 // Each case states its config and the verdict it must get. The strings are our own: the
 // point is the class, not a list.
+import * as fs from "node:fs"
+import * as NodePath from "node:path"
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { afterAll } from "vitest"
@@ -9,6 +11,16 @@ import { type JudgeOptions, judge, makeProject, notes, removeProject, request } 
 
 const project = makeProject()
 afterAll(() => removeProject(project))
+// `deep -> src/a/b`, a directory inside; `chain/l0 -> … -> l40 -> <outside>/secret.txt`
+// and `chain/m0 -> … -> m40 -> .git/config`, longer than Linux follows.
+fs.mkdirSync(NodePath.join(project.root, "src", "a", "b"), { recursive: true })
+fs.symlinkSync(NodePath.join(project.root, "src", "a", "b"), NodePath.join(project.root, "deep"))
+fs.mkdirSync(NodePath.join(project.root, "chain"))
+for (let i = 0; i <= 40; i++) {
+  const link = (name: string) => NodePath.join(project.root, "chain", name)
+  fs.symlinkSync(i === 40 ? NodePath.join(project.outside, "secret.txt") : link(`l${i + 1}`), link(`l${i}`))
+  fs.symlinkSync(i === 40 ? "../.git/config" : `m${i + 1}`, link(`m${i}`))
+}
 
 /** Denies destructive and publishing commands, and shell writes into `.git`. */
 const DENY = {
@@ -210,6 +222,8 @@ layer(ShellParser.layer)("adversarial", (it) => {
 
   // 4.6 — nothing parses to "nothing to check"; unparsable text is judged as written.
   cases("4.6 parse failures and odd tokens", [
+    // Nested deeper than the walkers' stack: not judged by its parts, so it asks.
+    { command: `${"(".repeat(6000)}ls${")".repeat(6000)}`, block: ALLOWLIST, expect: "ask" },
     { command: "git diff --", block: { bash: { "*": "ask", "git diff *": "allow" } }, expect: "allow" },
     {
       command: "git diff --",
@@ -325,6 +339,29 @@ layer(ShellParser.layer)("adversarial", (it) => {
     { command: "Get-Content link-out/../outside/secret.txt", dialect: ps, block: OPEN, expect: "ask" },
     // `cd link-out/..` lands in the project in bash but outside it with `cd -P`.
     { command: "cd link-out/.. && cat outside/secret.txt", block: ALLOWLIST, expect: "ask" },
+    // ...while PowerShell's cmdlets, Windows and many tools remove `..` as text first
+    // (`deep/../..` is the project's parent): both readings are judged.
+    { command: "Get-Content deep/../../outside/secret.txt", dialect: ps, block: OPEN, expect: "ask" },
+    {
+      command: "Set-Location deep; Get-Content ../../outside/secret.txt",
+      dialect: ps,
+      block: OPEN,
+      expect: "ask"
+    },
+    { command: "cat deep/../../outside/secret.txt", block: ALLOWLIST, expect: "ask" },
+    { command: "cat deep/../index.ts", block: ALLOWLIST, expect: "allow" },
+    // Longer symlink chains than the kernel follows, /proc links, links made on the way.
+    { command: "cat chain/l0", block: ALLOWLIST, expect: "ask" },
+    { command: "echo x > chain/m0", block: DENY, expect: "ask" },
+    { command: "cd .git && echo x > /proc/self/cwd/config", block: DENY, expect: "ask" },
+    { command: "ln -s .git q && echo x > q/config", block: DENY, expect: "ask" },
+    {
+      command: "New-Item -ItemType SymbolicLink -Path q -Target src; Set-Content q/x.ts x",
+      dialect: ps,
+      block: OPEN,
+      expect: "ask"
+    },
+    { command: "ln -s ../package.json src/pkg", block: DENY, expect: "allow" },
     // A glob is judged by what it expands to, not by its prefix.
     { command: "cd .gi?; echo x >> config", block: DENY, expect: "deny" },
     { command: "cd .gi[t]/hooks; echo x > pre-commit", block: DENY, expect: "deny" },
@@ -332,6 +369,13 @@ layer(ShellParser.layer)("adversarial", (it) => {
     { command: "cat s*/../../outside/secret.txt", block: ALLOWLIST, expect: "ask" },
     { command: "cd s*/../..; ls", block: ALLOWLIST, expect: "ask" },
     { command: "ls src/*", block: ALLOWLIST, expect: "allow" },
+    // A glob matching only a dangling link writes through it; `.*` may match `..`; shell
+    // options change what globs match.
+    { command: "echo x > dang?ing", block: OPEN, expect: "ask" },
+    { command: "cat .*/outside/secret.txt", block: ALLOWLIST, expect: "ask" },
+    { command: "cd src; cat *", block: ALLOWLIST, expect: "allow" },
+    { command: "cd src; shopt -s dotglob; cat *", block: OPEN, expect: "ask" },
+    { command: "cd src; GLOBIGNORE=x; cat *", block: ALLOWLIST, expect: "ask" },
     // A file argument only known at run time may name any file.
     { command: 'X=/etc/shadow; cat "$X"', block: ALLOWLIST, expect: "ask" },
     { command: 'for X in ../outside/secret.txt; do cat "$X"; done', block: ALLOWLIST, expect: "ask" },

@@ -60,6 +60,8 @@ export interface Env {
   readonly functions: Set<string>
   readonly aliases: Set<string>
   readonly seen: Set<string>
+  /** Commands that create a link (`ln`, `New-Item -ItemType SymbolicLink`, …). */
+  readonly links: Array<MutableCommand>
 }
 
 export const makeEnv = (options: { projectRoot: string; home: string; cwd: string }): Env => ({
@@ -73,7 +75,8 @@ export const makeEnv = (options: { projectRoot: string; home: string; cwd: strin
   payloads: [],
   functions: new Set(),
   aliases: new Set(),
-  seen: new Set()
+  seen: new Set(),
+  links: []
 })
 
 export const rootScope = (cwd: string, dialect: Dialect): Scope => ({
@@ -137,8 +140,19 @@ export const absorbPayload = (env: Env, walk: WalkResult, payload: Payload): voi
 export const finish = (
   env: Env,
   prefix: (argv: ReadonlyArray<string>) => ReadonlyArray<string>
-): Array<Command> =>
-  env.commands.map((c) => {
+): Array<Command> => {
+  // Paths were resolved against the file system as it is before the text runs: a link
+  // made by one command can redirect the paths of the commands after it.
+  for (const link of env.links) {
+    if (env.commands.some((c) => c.index > link.index && (c.argv.length > 0 || c.redirects.length > 0))) {
+      commandNote(
+        link,
+        "unmodelled",
+        "creates a link that the commands after it may go through: their paths are judged as they are now"
+      )
+    }
+  }
+  return env.commands.map((c) => {
     const text = [...c.assignments, ...c.argv, ...c.redirects.map(renderRedirect)].join(" ")
     const command: Command = {
       index: c.index,
@@ -159,6 +173,7 @@ export const finish = (
     }
     return command
   })
+}
 
 export const renderRedirect = (r: Redirect): string => {
   const head = `${r.descriptor ?? ""}${r.operator}`
@@ -249,9 +264,36 @@ const expandWords = (
   return problem === undefined ? { words: out, braced } : { words: out, problem, braced }
 }
 
+// `New-Item -ItemType SymbolicLink | HardLink | Junction`: any item type but a plain file or
+// directory (`-Type` is its alias; `-ItemType:X` is one word).
+const createsLink = (words: ReadonlyArray<Word>): boolean =>
+  words.some((w, i) => {
+    if (!w.parameter) return false
+    const [name = "", inline] = w.value.toLowerCase().split(":", 2)
+    if (!isAbbreviation(name, "-itemtype", 1) && !isAbbreviation(name, "-type", 2)) return false
+    const value = inline ?? (words[i + 1]?.isStatic ? words[i + 1]!.value.toLowerCase() : undefined)
+    return value !== "file" && value !== "directory"
+  })
+
+// Shell options that change what a glob matches (dotfiles, `.` and `..`, case, `**`).
+const GLOB_OPTIONS: ReadonlySet<string> = new Set([
+  "dotglob",
+  "globskipdots",
+  "nocaseglob",
+  "globstar",
+  "extglob",
+  "nullglob",
+  "failglob",
+  "globasciiranges"
+])
+
 const checkAssignment = (env: Env, command: MutableCommand, assignment: RawAssignment): void => {
   // CDPATH changes where a relative `cd` lands: from here on, such a move is not followed.
   if (assignment.name === "CDPATH") env.seen.add("CDPATH")
+  // GLOBIGNORE also turns on dotglob: `*` then matches dotfiles such as .env.
+  if (assignment.name === "GLOBIGNORE") {
+    commandNote(command, "unmodelled", "sets GLOBIGNORE: later globs may match other files")
+  }
   if (Programs.isGadgetVariable(assignment.name)) {
     commandNote(command, "executes", `sets ${assignment.name}, which makes programs load or run other code`)
   }
@@ -332,6 +374,7 @@ const interpretWords = (
     return
   }
 
+  if (key === "ln" || key === "link" || (key === "new-item" && createsLink(words))) env.links.push(command)
   const handled = special(env, command, key, words, scope)
   if (handled) return
   Risks.check(key, words, {
@@ -449,6 +492,9 @@ const special = (
     case "shopt":
       if (words.some((w) => w.value === "expand_aliases") && words.some((w) => w.value === "-s")) {
         commandNote(command, "unmodelled", "turns on alias expansion: later names may not mean what they say")
+      }
+      if (words.some((w) => !w.isStatic || GLOB_OPTIONS.has(w.value))) {
+        commandNote(command, "unmodelled", "changes how globs expand: later globs may match other files")
       }
       return true
     case "set-alias":
@@ -1232,7 +1278,9 @@ const enterDirectory = (
     const physical = env.resolver.real(absolute)
     const directories = env.resolver.real(logical) === physical ? [logical] : [logical, physical]
     for (const directory of directories) {
-      const real = env.resolver.real(directory)
+      const { real, unresolved } = env.resolver.resolve(directory)
+      if (unresolved !== undefined)
+        commandNote(command, "unmodelled", `\`${text}\` is not followed: ${unresolved}`)
       addPath(env, {
         text,
         path: real,
@@ -1257,6 +1305,20 @@ const enterDirectory = (
 // Paths
 
 const URL_LIKE = /^[a-z][a-z0-9+.-]*:\/\//i
+
+const CLIMBS = /(^|[\\/])\.\.([\\/]|$)/
+
+/**
+ * The paths a written path may name. As written, the resolver steps over `..` the way the
+ * kernel does (`link/..` is the parent of where `link` points); programs that normalise a
+ * path as text first (PowerShell's cmdlets, .NET, every program on Windows, many tools)
+ * read `link/..` as the directory `link` is in. When the path climbs, both are judged.
+ */
+const readings = (absolute: string): Array<string> => {
+  if (!CLIMBS.test(absolute)) return [absolute]
+  const normalised = NodePath.resolve(absolute)
+  return normalised === absolute ? [absolute] : [absolute, normalised]
+}
 
 /** Absolute candidates for a word: one per directory the command may run in. */
 const resolveWord = (
@@ -1302,7 +1364,8 @@ const resolveWord = (
         commandNote(command, "unmodelled", `the glob \`${word.raw}\` matches too many files to judge`)
         return undefined
       }
-      for (const absolute of expanded) matches.push({ absolute, text: word.raw })
+      for (const absolute of expanded)
+        for (const reading of readings(absolute)) matches.push({ absolute: reading, text: word.raw })
     }
     if (matches.length > 0) return matches
     // No match: bash passes the word as written; a `..` after the first wildcard could
@@ -1316,11 +1379,11 @@ const resolveWord = (
   const out: Array<{ absolute: string; text: string }> = []
   const seen = new Set<string>()
   for (const cwd of scope.cwds) {
-    // As written, not normalised: the resolver steps over `..` the way the kernel does.
-    const absolute = NodePath.isAbsolute(path) ? path : joinAsWritten(cwd, path)
-    if (!seen.has(absolute)) {
-      seen.add(absolute)
-      out.push({ absolute, text: word.raw })
+    for (const absolute of readings(NodePath.isAbsolute(path) ? path : joinAsWritten(cwd, path))) {
+      if (!seen.has(absolute)) {
+        seen.add(absolute)
+        out.push({ absolute, text: word.raw })
+      }
     }
   }
   if (scope.unknown && !NodePath.isAbsolute(path)) {
@@ -1364,7 +1427,8 @@ export const touch = (
         )
         continue
       }
-      for (const match of matches) record(env, command, match, word.raw, access, via)
+      for (const match of matches)
+        for (const reading of readings(match)) record(env, command, reading, word.raw, access, via)
     }
   }
   const targets = resolveWord(command, word, scope, access)
@@ -1380,7 +1444,9 @@ const record = (
   access: "read" | "write",
   via: PathAccess["via"]
 ): void => {
-  const { real, directory: isDirectory } = env.resolver.resolve(absolute)
+  const { real, directory: isDirectory, unresolved } = env.resolver.resolve(absolute)
+  if (unresolved !== undefined)
+    commandNote(command, "unmodelled", `\`${text}\` is not followed: ${unresolved}`)
   const inside = env.resolver.inside(real)
   addPath(env, {
     text,

@@ -18,9 +18,12 @@ export interface Resolver {
 export interface Resolved {
   readonly real: string
   readonly directory: boolean
+  /** Why the path could not be followed to its end (it is then never inside the project). */
+  readonly unresolved?: string
 }
 
-const MAX_LINKS = 32
+// Linux follows at most 40 symbolic links in one lookup.
+const MAX_LINKS = 40
 const SEPARATORS = process.platform === "win32" ? /[\\/]+/ : /\/+/
 
 /**
@@ -36,6 +39,11 @@ export const makeResolver = (projectRoot: string): Resolver => {
   const rootPrefix = root.endsWith(NodePath.sep) ? root : root + NodePath.sep
   // Entries of real directories, by path (their parent is real, so the path is unambiguous).
   const entries = new Map<string, Resolved>()
+  const unresolved = new Set<string>()
+  const cannotFollow = (real: string, reason: string): Resolved => {
+    unresolved.add(real)
+    return { real, directory: false, unresolved: reason }
+  }
 
   const entry = (directory: string, name: string, depth: number): Resolved => {
     const path = NodePath.join(directory, name)
@@ -45,7 +53,11 @@ export const makeResolver = (projectRoot: string): Resolver => {
     const stat = lstat(path)
     if (stat === undefined) result = { real: path, directory: false }
     else if (!stat.isSymbolicLink()) result = { real: path, directory: stat.isDirectory() }
-    else if (depth >= MAX_LINKS) result = { real: path, directory: false }
+    else if (depth >= MAX_LINKS)
+      result = cannotFollow(path, `it goes through more than ${MAX_LINKS} symbolic links`)
+    // /proc/self, /proc/<pid>/cwd, /dev/fd/…: what they point to depends on the process that
+    // looks, and the command is not this one.
+    else if (path.startsWith("/proc/")) result = cannotFollow(path, "it goes through a /proc link")
     else {
       let target: string
       try {
@@ -65,7 +77,13 @@ export const makeResolver = (projectRoot: string): Resolver => {
     let current: Resolved = { real: top === "" ? from : top, directory: true }
     for (const name of path.slice(top.length).split(SEPARATORS)) {
       if (name === "" || name === ".") continue
-      if (name === "..") current = { real: NodePath.dirname(current.real), directory: true }
+      if (name === "..")
+        current =
+          current.unresolved === undefined
+            ? { real: NodePath.dirname(current.real), directory: true }
+            : cannotFollow(NodePath.dirname(current.real), current.unresolved)
+      else if (current.unresolved !== undefined)
+        current = cannotFollow(NodePath.join(current.real, name), current.unresolved)
       // Nothing exists below a missing file or a file that is not a directory.
       else if (!current.directory) current = { real: NodePath.join(current.real, name), directory: false }
       else current = entry(current.real, name, depth)
@@ -113,7 +131,7 @@ export const makeResolver = (projectRoot: string): Resolver => {
     real: (absolute) => resolve(absolute, 0).real,
     resolve: (absolute) => resolve(absolute, 0),
     root,
-    inside: (path) => path === realRoot().real || path.startsWith(realRootPrefix),
+    inside: (path) => !unresolved.has(path) && (path === realRoot().real || path.startsWith(realRootPrefix)),
     relative: (path) => {
       const relative = path === realRoot().real ? "" : path.slice(realRootPrefix.length)
       return NodePath.sep === "/" ? relative : relative.split(NodePath.sep).join("/")
@@ -181,7 +199,7 @@ const MAX_GLOB_MATCHES = 200
 
 /**
  * Expands a glob against the file system the way bash does by default (no dotfiles unless
- * the pattern starts with a dot). Returns `undefined` past {@link MAX_GLOB_MATCHES}
+ * the pattern starts with a dot; then `.` and `..` too, as dash and older bash match them). Returns `undefined` past {@link MAX_GLOB_MATCHES}
  * matches and `[]` when nothing matches.
  */
 export const expandGlob = (pattern: string, cwd: string): Array<string> | undefined => {
@@ -201,6 +219,8 @@ export const expandGlob = (pattern: string, cwd: string): Array<string> | undefi
         } catch {
           continue
         }
+        // `.*` matches `.` and `..` in dash, in bash before 5.2 and with `globskipdots` off.
+        if (part.startsWith(".")) entries = [".", "..", ...entries]
         for (const entry of entries) {
           if (entry.startsWith(".") && !part.startsWith(".")) continue
           if (regex.test(entry)) next.push(joinAsWritten(dir, entry))
@@ -211,7 +231,8 @@ export const expandGlob = (pattern: string, cwd: string): Array<string> | undefi
     current = next
     if (current.length === 0) return []
   }
-  return current.filter((path) => fs.existsSync(path))
+  // A dangling symlink is a match too: writing through it creates its target.
+  return current.filter((path) => lstat(path) !== undefined)
 }
 
 const globRegex = (part: string): RegExp => {
