@@ -26,7 +26,7 @@ import * as NodePath from "node:path"
 import { Permission } from "@gatehouse/permission"
 import { Effect } from "effect"
 import { renderRedirect } from "./internal/interpret.ts"
-import { isBroadProgram } from "./internal/programs.ts"
+import { isBroadProgram, readsDirectoryContents } from "./internal/programs.ts"
 import * as ShellAnalysis from "./ShellAnalysis.ts"
 import type * as ShellParser from "./ShellParser.ts"
 
@@ -274,13 +274,19 @@ const readPatterns = (analysis: ShellAnalysis.Analysis): Array<string> => {
   const out: Array<string> = []
   for (const path of analysis.paths) {
     if (path.access !== "read" || (path.via !== "argument" && path.via !== "redirect")) continue
-    if (path.inside && path.relative !== undefined) {
-      const relative = path.relative || "."
-      out.push(relative)
-      if (path.isDirectory) out.push(relative === "." ? "*" : `${relative}/*`)
-    } else {
-      out.push(path.path)
-      if (path.isDirectory) out.push(directoryPattern(path.path))
+    const inside = path.inside && path.relative !== undefined
+    const name = inside ? path.relative || "." : path.path
+    out.push(name)
+    if (!path.isDirectory) continue
+    out.push(name === "." ? "*" : inside ? `${name}/*` : directoryPattern(name))
+    // A program that reads the files under the directory (`grep -r`, `rg`, `tar`) reads
+    // each entry too: name them, so `"*.env": "ask"` holds for `grep -r KEY .`.
+    const command = path.command === undefined ? undefined : analysis.commands[path.command]
+    if (command === undefined || command.argv.length === 0) continue
+    const names = [command.argv[0]!, ...command.names].map((n) => (n.split(/[\\/]/).pop() ?? n).toLowerCase())
+    if (!names.some((name) => readsDirectoryContents(name, command.argv))) continue
+    for (const entry of listDirectory(path.path).slice(0, MAX_LISTED)) {
+      out.push(name === "." ? entry.name : inside ? `${name}/${entry.name}` : NodePath.join(name, entry.name))
     }
   }
   return [...new Set(out)]

@@ -37,8 +37,10 @@ layer(ShellParser.layer)("ShellGate", (it) => {
           "src/index.ts",
           ".env"
         ])
-        // A directory is read with what is in it; a cd or the working directory is not a read.
-        assert.deepStrictEqual(yield* reads("cd src && grep -r TODO ."), ["src", "src/*"])
+        // A directory is read with what is in it (each entry named when the program reads
+        // the files under it); a cd or the working directory is not a read.
+        assert.deepStrictEqual(yield* reads("cd src && grep -r TODO ."), ["src", "src/*", "src/index.ts"])
+        assert.deepStrictEqual(yield* reads("ls src"), ["src", "src/*"])
         assert.deepStrictEqual(yield* reads("cat link-out/secret.txt"), [
           NodePath.join(project.outside, "secret.txt")
         ])

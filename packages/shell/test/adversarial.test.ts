@@ -15,6 +15,7 @@ afterAll(() => removeProject(project))
 // and `chain/m0 -> … -> m40 -> .git/config`, longer than Linux follows.
 fs.mkdirSync(NodePath.join(project.root, "src", "a", "b"), { recursive: true })
 fs.symlinkSync(NodePath.join(project.root, "src", "a", "b"), NodePath.join(project.root, "deep"))
+fs.writeFileSync(NodePath.join(project.root, ".env"), "TOKEN=x\n")
 fs.mkdirSync(NodePath.join(project.root, "chain"))
 for (let i = 0; i <= 40; i++) {
   const link = (name: string) => NodePath.join(project.root, "chain", name)
@@ -411,7 +412,12 @@ layer(ShellParser.layer)("adversarial", (it) => {
     { command: "cat .git/config", block: READS, expect: "deny" },
     { command: "grep -r url .git", block: READS, expect: "deny" },
     { command: "Get-Content .env", dialect: ps, block: READS, expect: "ask" },
-    { command: "cat src/index.ts && ls src", block: READS, expect: "allow" }
+    { command: "cat src/index.ts && ls src", block: READS, expect: "allow" },
+    // A program that reads the files under a directory reads .env there; `ls` lists names.
+    { command: "grep -r TOKEN .", block: READS, expect: "ask" },
+    { command: "tar cf build/all.tar .", block: READS, expect: "ask" },
+    { command: "ls -la .", block: READS, expect: "allow" },
+    { command: "grep TOKEN src/index.ts", block: READS, expect: "allow" }
   ])
 
   describe("what the suite relies on", () => {

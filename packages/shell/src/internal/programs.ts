@@ -852,3 +852,35 @@ export const POWERSHELL_SWITCHES: ReadonlySet<string> = new Set([
 /** Device files every command may use without touching anything outside the project. */
 export const HARMLESS_WRITES: ReadonlySet<string> = new Set(["/dev/null", "/dev/stdout", "/dev/stderr"])
 export const HARMLESS_READS: ReadonlySet<string> = new Set(["/dev/null", "/dev/stdin"])
+
+// Programs that read every file under a directory they are given.
+const TREE_READERS: ReadonlySet<string> = new Set([
+  "rg",
+  "ag",
+  "ack",
+  "tar",
+  "zip",
+  "7z",
+  "rsync",
+  "compress-archive"
+])
+const RECURSIVE_FLAGS: ReadonlyMap<string, RegExp> = new Map([
+  ["grep", /^(-[a-zA-Z]*[rR][a-zA-Z]*|--recursive|--dereference-recursive|--directories=recurse)$/],
+  ["egrep", /^(-[a-zA-Z]*[rR][a-zA-Z]*|--recursive|--dereference-recursive|--directories=recurse)$/],
+  ["fgrep", /^(-[a-zA-Z]*[rR][a-zA-Z]*|--recursive|--dereference-recursive|--directories=recurse)$/],
+  ["cp", /^(-[a-zA-Z]*[rRa][a-zA-Z]*|--recursive|--archive)$/],
+  ["scp", /^-[a-zA-Z]*r[a-zA-Z]*$/],
+  ["copy-item", /^-r(e(c(u(r(s(e)?)?)?)?)?)?$/i],
+  ["select-string", /^-r(e(c(u(r(s(e)?)?)?)?)?)?$/i]
+])
+
+/**
+ * Whether the command (its program name, lower-cased, and argv) reads the contents of the
+ * files under a directory it names (`grep -r`, `rg`, `tar c`, `cp -r`), not just its list
+ * of names (`ls`).
+ */
+export const readsDirectoryContents = (key: string, argv: ReadonlyArray<string>): boolean => {
+  if (TREE_READERS.has(key)) return true
+  const flags = RECURSIVE_FLAGS.get(key)
+  return flags !== undefined && argv.slice(1).some((word) => flags.test(word))
+}
