@@ -9,8 +9,8 @@
  *   rule such as `".git/*": "deny"` holds for shell writes too.
  * - `read`: files and directories the command reads, project-relative inside the project
  *   (absolute outside), as the `read` tool names them: `"read": { "*.env": "ask" }` holds
- *   for `cat .env` too. A directory is also named with `/*` (`grep -r x secrets` reads
- *   what is inside).
+ *   for `cat .env` too. A directory is also named with `/*`, and with its entries when the
+ *   program reads the files under it (`grep -r KEY .` names `.env`).
  * - `bash`: every simple command (wrapped and payload commands included) by its text, and
  *   also without its assignments, by the base name of a program given as a path, and by the
  *   cmdlet a PowerShell alias runs. A text with no simple command is judged whole.

@@ -1,7 +1,6 @@
 // Walks a tree-sitter-bash tree: every simple command anywhere, as words with quotes
 // resolved, plus whatever the walk could not model. Node types outside the known set are
 // reported, never skipped silently.
-
 import type { RawAssignment, RawCommand, RawRedirect, WalkResult, Word } from "./model.ts"
 import { emptyWalk } from "./model.ts"
 import type { SyntaxNode } from "./syntax.ts"

@@ -198,9 +198,10 @@ export const globPrefix = (text: string): string => {
 const MAX_GLOB_MATCHES = 200
 
 /**
- * Expands a glob against the file system the way bash does by default (no dotfiles unless
- * the pattern starts with a dot; then `.` and `..` too, as dash and older bash match them). Returns `undefined` past {@link MAX_GLOB_MATCHES}
- * matches and `[]` when nothing matches.
+ * Expands a glob against the file system the way bash does by default: no dotfiles unless
+ * the pattern starts with a dot, and then `.` and `..` too (as dash and older bash match
+ * them). Returns `undefined` past {@link MAX_GLOB_MATCHES} matches and `[]` when nothing
+ * matches.
  */
 export const expandGlob = (pattern: string, cwd: string): Array<string> | undefined => {
   const absolute = NodePath.isAbsolute(pattern)
