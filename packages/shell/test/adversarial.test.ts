@@ -415,6 +415,9 @@ layer(ShellParser.layer)("adversarial", (it) => {
     { command: "cat src/index.ts && ls src", block: READS, expect: "allow" },
     // A program that reads the files under a directory reads .env there; `ls` lists names.
     { command: "grep -r TOKEN .", block: READS, expect: "ask" },
+    { command: "rg TOKEN", block: READS, expect: "ask" },
+    { command: "grep -rn TOKEN", block: READS, expect: "ask" },
+    { command: "cd src && rg TOKEN", block: READS, expect: "allow" },
     { command: "tar cf build/all.tar .", block: READS, expect: "ask" },
     { command: "ls -la .", block: READS, expect: "allow" },
     { command: "grep TOKEN src/index.ts", block: READS, expect: "allow" }

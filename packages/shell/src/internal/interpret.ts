@@ -1635,6 +1635,17 @@ const argumentPaths = (
       operands[0] = { ...target, path: joinAsWritten(from, target.path) }
     }
   }
+  // `rg KEY`, `grep -r KEY`: with no path, a recursive search reads the working directory.
+  if (
+    operands.length === 0 &&
+    IMPLICIT_TREE_READERS.has(key) &&
+    Programs.readsDirectoryContents(
+      key,
+      words.map((w) => w.value)
+    )
+  ) {
+    operands.push(staticWord("."))
+  }
   operands.forEach((word, index) => {
     let access: "read" | "write" = "read"
     if (writesAll) access = "write"
@@ -1649,6 +1660,8 @@ const argumentPaths = (
     touch(env, command, word, access, "argument", scope)
   })
 }
+
+const IMPLICIT_TREE_READERS: ReadonlySet<string> = new Set(["rg", "ag", "ack", "grep", "egrep", "fgrep"])
 
 const sedInPlace = (words: ReadonlyArray<Word>): boolean =>
   words.some((w) => w.isStatic && (w.value.startsWith("--in-place") || /^-[a-zA-Z]*i/.test(w.value)))
