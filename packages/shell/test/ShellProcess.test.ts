@@ -235,7 +235,8 @@ describe("ShellProcess.run", () => {
       const { text, ms } = yield* collect("(while :; do echo tick; sleep 0.02; done) & echo fg", {
         drainMax: 400
       })
-      assert.isTrue(text.startsWith("fg\n"))
+      // The background loop may print before the foreground echo: order is not the point.
+      assert.include(text.split("\n"), "fg")
       assert.include(text, "tick")
       assert.isBelow(ms, 1500)
     })
