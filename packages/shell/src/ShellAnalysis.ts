@@ -105,6 +105,8 @@ export interface PathAccess {
   readonly relative?: string
   /** The path is an existing directory. */
   readonly isDirectory: boolean
+  /** Something is there now (reading a path that does not exist reads nothing). */
+  readonly exists: boolean
   readonly command?: number
 }
 

@@ -7,7 +7,7 @@
  * - `external_directory`: `<dir>/*` for every directory outside the project a path touches.
  * - `edit`: files the command writes inside the project, project-relative, so an `edit`
  *   rule such as `".git/*": "deny"` holds for shell writes too.
- * - `read`: files and directories the command reads, project-relative inside the project
+ * - `read`: existing files and directories the command reads, project-relative inside the project
  *   (absolute outside), as the `read` tool names them: `"read": { "*.env": "ask" }` holds
  *   for `cat .env` too. A directory is also named with `/*`, and with its entries when the
  *   program reads the files under it (`grep -r KEY .` names `.env`).
@@ -273,7 +273,10 @@ const editPatterns = (analysis: ShellAnalysis.Analysis): { files: Array<string>;
 const readPatterns = (analysis: ShellAnalysis.Analysis): Array<string> => {
   const out: Array<string> = []
   for (const path of analysis.paths) {
-    if (path.access !== "read" || (path.via !== "argument" && path.via !== "redirect")) continue
+    // A path that does not exist reads nothing: `git commit -m "a message"` or `npm i zod`
+    // names no file to ask about.
+    if (path.access !== "read" || !path.exists || (path.via !== "argument" && path.via !== "redirect"))
+      continue
     const inside = path.inside && path.relative !== undefined
     const name = inside ? path.relative || "." : path.path
     out.push(name)

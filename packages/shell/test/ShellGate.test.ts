@@ -1,3 +1,4 @@
+import * as fs from "node:fs"
 import * as NodePath from "node:path"
 import { assert, describe, layer } from "@effect/vitest"
 import { Permission } from "@gatehouse/permission"
@@ -32,11 +33,14 @@ layer(ShellParser.layer)("ShellGate", (it) => {
       Effect.gen(function* () {
         const reads = (command: string) =>
           Effect.map(judge(project, command), (verdict) => request(verdict, "read")?.patterns)
+        fs.writeFileSync(NodePath.join(project.root, ".env"), "TOKEN=x\n")
         assert.deepStrictEqual(yield* reads("cat src/index.ts .env < package.json"), [
           "package.json",
           "src/index.ts",
           ".env"
         ])
+        // A path that does not exist reads nothing.
+        assert.deepStrictEqual(yield* reads('git commit -m "a message" && cat missing.env'), undefined)
         // A directory is read with what is in it (each entry named when the program reads
         // the files under it); a cd or the working directory is not a read.
         assert.deepStrictEqual(yield* reads("cd src && grep -r TODO ."), ["src", "src/*", "src/index.ts"])

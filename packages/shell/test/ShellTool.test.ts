@@ -1,6 +1,14 @@
 import { execFileSync } from "node:child_process"
 import { createHash } from "node:crypto"
-import { createReadStream, existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync } from "node:fs"
+import {
+  createReadStream,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  realpathSync,
+  rmSync,
+  writeFileSync
+} from "node:fs"
 import { tmpdir } from "node:os"
 import * as NodePath from "node:path"
 import { assert, describe, it } from "@effect/vitest"
@@ -295,6 +303,7 @@ describe("ShellTool permissions", () => {
         ...allowAll,
         { permission: "read", pattern: "*.env", action: "ask" }
       ]
+      writeFileSync(NodePath.join(project, ".env"), "TOKEN=x\n")
       const fiber = yield* Effect.forkChild(
         ShellTool.run({ command: "cat .env; touch read-env.txt" }).pipe(inProject({ ruleset }))
       )

@@ -16,6 +16,8 @@ afterAll(() => removeProject(project))
 fs.mkdirSync(NodePath.join(project.root, "src", "a", "b"), { recursive: true })
 fs.symlinkSync(NodePath.join(project.root, "src", "a", "b"), NodePath.join(project.root, "deep"))
 fs.writeFileSync(NodePath.join(project.root, ".env"), "TOKEN=x\n")
+fs.mkdirSync(NodePath.join(project.root, "config"))
+fs.writeFileSync(NodePath.join(project.root, "config", ".env"), "TOKEN=x\n")
 fs.mkdirSync(NodePath.join(project.root, "chain"))
 for (let i = 0; i <= 40; i++) {
   const link = (name: string) => NodePath.join(project.root, "chain", name)

@@ -108,7 +108,8 @@ export const workdir = (env: Env, cwd: string): void => {
     via: "workdir",
     inside: false,
     directory: real,
-    isDirectory: true
+    isDirectory: true,
+    exists: true
   })
 }
 
@@ -1289,6 +1290,7 @@ const enterDirectory = (
         inside: env.resolver.inside(real),
         directory: real,
         isDirectory: true,
+        exists: true,
         command: command.index,
         ...(env.resolver.inside(real) ? { relative: env.resolver.relative(real) } : {})
       })
@@ -1444,7 +1446,7 @@ const record = (
   access: "read" | "write",
   via: PathAccess["via"]
 ): void => {
-  const { real, directory: isDirectory, unresolved } = env.resolver.resolve(absolute)
+  const { real, directory: isDirectory, exists, unresolved } = env.resolver.resolve(absolute)
   if (unresolved !== undefined)
     commandNote(command, "unmodelled", `\`${text}\` is not followed: ${unresolved}`)
   const inside = env.resolver.inside(real)
@@ -1456,6 +1458,7 @@ const record = (
     inside,
     directory: isDirectory ? real : NodePath.dirname(real),
     isDirectory,
+    exists,
     command: command.index,
     ...(inside ? { relative: env.resolver.relative(real) } : {})
   })

@@ -18,6 +18,8 @@ export interface Resolver {
 export interface Resolved {
   readonly real: string
   readonly directory: boolean
+  /** Something is there (a file, a directory, a link that leads somewhere). */
+  readonly exists: boolean
   /** Why the path could not be followed to its end (it is then never inside the project). */
   readonly unresolved?: string
 }
@@ -42,7 +44,7 @@ export const makeResolver = (projectRoot: string): Resolver => {
   const unresolved = new Set<string>()
   const cannotFollow = (real: string, reason: string): Resolved => {
     unresolved.add(real)
-    return { real, directory: false, unresolved: reason }
+    return { real, directory: false, exists: true, unresolved: reason }
   }
 
   const entry = (directory: string, name: string, depth: number): Resolved => {
@@ -51,8 +53,8 @@ export const makeResolver = (projectRoot: string): Resolver => {
     if (cached !== undefined) return cached
     let result: Resolved
     const stat = lstat(path)
-    if (stat === undefined) result = { real: path, directory: false }
-    else if (!stat.isSymbolicLink()) result = { real: path, directory: stat.isDirectory() }
+    if (stat === undefined) result = { real: path, directory: false, exists: false }
+    else if (!stat.isSymbolicLink()) result = { real: path, directory: stat.isDirectory(), exists: true }
     else if (depth >= MAX_LINKS)
       result = cannotFollow(path, `it goes through more than ${MAX_LINKS} symbolic links`)
     // /proc/self, /proc/<pid>/cwd, /dev/fd/…: what they point to depends on the process that
@@ -74,18 +76,19 @@ export const makeResolver = (projectRoot: string): Resolver => {
   // `path` (relative to the real directory `from`, or absolute) one component at a time.
   const walk = (from: string, path: string, depth: number): Resolved => {
     const top = NodePath.isAbsolute(path) ? NodePath.parse(path).root : ""
-    let current: Resolved = { real: top === "" ? from : top, directory: true }
+    let current: Resolved = { real: top === "" ? from : top, directory: true, exists: true }
     for (const name of path.slice(top.length).split(SEPARATORS)) {
       if (name === "" || name === ".") continue
       if (name === "..")
         current =
           current.unresolved === undefined
-            ? { real: NodePath.dirname(current.real), directory: true }
+            ? { real: NodePath.dirname(current.real), directory: true, exists: true }
             : cannotFollow(NodePath.dirname(current.real), current.unresolved)
       else if (current.unresolved !== undefined)
         current = cannotFollow(NodePath.join(current.real, name), current.unresolved)
       // Nothing exists below a missing file or a file that is not a directory.
-      else if (!current.directory) current = { real: NodePath.join(current.real, name), directory: false }
+      else if (!current.directory)
+        current = { real: NodePath.join(current.real, name), directory: false, exists: false }
       else current = entry(current.real, name, depth)
     }
     return current
@@ -98,7 +101,7 @@ export const makeResolver = (projectRoot: string): Resolver => {
   let realRootPrefix = ""
   const realRoot = (): Resolved => {
     if (rootResolved === undefined) {
-      if (isKnownPlainRoot(root)) rootResolved = { real: root, directory: true }
+      if (isKnownPlainRoot(root)) rootResolved = { real: root, directory: true, exists: true }
       else {
         resolvingRoot = true
         try {
