@@ -1,0 +1,91 @@
+// What the interpretation of one text builds up: its commands, the paths they touch, its
+// notes, and where commands run (a scope per text or payload).
+import type { Command, Note, NoteKind, PathAccess, Redirect } from "../ShellAnalysis.ts"
+import type { Dialect } from "../ShellParser.ts"
+import { makeResolver, type Resolver } from "./paths.ts"
+
+/** Where commands run: every directory they may run in (a superset, so `cd x || …` is safe). */
+export interface Scope {
+  readonly dialect: Dialect
+  readonly cwds: Array<string>
+  unknown: boolean
+  readonly depth: number
+  /** Same shell as the text around it (eval, Invoke-Expression): its `cd` would leak out. */
+  readonly sameShell: boolean
+}
+
+export interface Payload {
+  readonly text: string
+  readonly dialect: Dialect
+  readonly scope: Scope
+  readonly parent: number
+  readonly via: string
+}
+
+export interface MutableCommand {
+  index: number
+  source: string
+  argv: Array<string>
+  assignments: Array<string>
+  redirects: Array<Redirect>
+  dialect: Dialect
+  origin: Command["origin"]
+  parent?: number
+  via?: string
+  wraps?: number
+  names: Array<string>
+  changesDirectory: boolean
+  notes: Array<Note>
+}
+
+export interface Env {
+  readonly resolver: Resolver
+  readonly home: string
+  readonly cwd: string
+  readonly commands: Array<MutableCommand>
+  readonly paths: Array<PathAccess>
+  readonly notes: Array<Note>
+  readonly errors: Array<string>
+  readonly payloads: Array<Payload>
+  readonly functions: Set<string>
+  readonly aliases: Set<string>
+  readonly seen: Set<string>
+  /** Commands that create a link (`ln`, `New-Item -ItemType SymbolicLink`, …). */
+  readonly links: Array<MutableCommand>
+}
+
+export const makeEnv = (options: { projectRoot: string; home: string; cwd: string }): Env => ({
+  resolver: makeResolver(options.projectRoot),
+  home: options.home,
+  cwd: options.cwd,
+  commands: [],
+  paths: [],
+  notes: [],
+  errors: [],
+  payloads: [],
+  functions: new Set(),
+  aliases: new Set(),
+  seen: new Set(),
+  links: []
+})
+
+export const rootScope = (cwd: string, dialect: Dialect): Scope => ({
+  dialect,
+  cwds: [cwd],
+  unknown: false,
+  depth: 0,
+  sameShell: true
+})
+
+export const note = (env: Env, kind: NoteKind, message: string): void => {
+  if (!env.notes.some((n) => n.kind === kind && n.message === message)) env.notes.push({ kind, message })
+}
+
+export const commandNote = (command: MutableCommand, kind: NoteKind, message: string): void => {
+  if (!command.notes.some((n) => n.kind === kind && n.message === message))
+    command.notes.push({ kind, message })
+}
+
+/** A PowerShell parameter name abbreviated to at least `minimum + 1` characters. */
+export const isAbbreviation = (option: string, full: string, minimum: number): boolean =>
+  option.length >= minimum + 1 && full.startsWith(option)

@@ -1,0 +1,499 @@
+// What commands touch on disk: the directories they move into (`cd`, `pushd`,
+// `Set-Location`), and their file arguments and redirection targets, resolved against every
+// directory they may run in and classified read or write.
+import * as NodePath from "node:path"
+import type { PathAccess } from "../ShellAnalysis.ts"
+import { commandNote, type Env, isAbbreviation, type MutableCommand, type Scope } from "./env.ts"
+import type { RawRedirect, Word } from "./model.ts"
+import { staticWord } from "./model.ts"
+import { expandGlob, globPrefix, joinAsWritten } from "./paths.ts"
+import * as Programs from "./programs.ts"
+
+const MAX_DIRECTORIES = 16
+
+/** The starting directory is touched too: outside the project it needs `external_directory`. */
+export const workdir = (env: Env, cwd: string): void => {
+  if (cwd === env.resolver.root) return
+  const real = env.resolver.real(cwd)
+  if (env.resolver.inside(real)) return
+  addPath(env, {
+    text: cwd,
+    path: real,
+    access: "read",
+    via: "workdir",
+    inside: false,
+    directory: real,
+    isDirectory: true,
+    exists: true
+  })
+}
+
+// ---------------------------------------------------------------------------------------
+// Directories
+
+export const changeDirectory = (
+  env: Env,
+  command: MutableCommand,
+  key: string,
+  words: ReadonlyArray<Word>,
+  scope: Scope,
+  leading: boolean
+): void => {
+  const args = words
+    .slice(1)
+    .filter((w) => !(w.parameter || (/^-[LPe@]+$/.test(w.value) && key !== "pop-location")))
+  if (key === "popd" || key === "pop-location") {
+    // Returns to a directory this text already moved from: the set already holds it.
+    if (!env.seen.has("pushd"))
+      commandNote(command, "unmodelled", `${words[0]!.value} returns to a directory set before this command`)
+    return
+  }
+  if (key === "pushd" || key === "push-location") env.seen.add("pushd")
+  const target = args[0]
+  if (!target) {
+    if (key === "cd" || key === "chdir" || key === "set-location")
+      enterDirectory(env, command, staticWord(env.home), scope, key)
+    return
+  }
+  if (target.isStatic && target.value === "-") {
+    if (!env.seen.has("cd"))
+      commandNote(command, "unmodelled", "`cd -` returns to a directory set before this command")
+    return
+  }
+  if (/^[+-]\d+$/.test(target.value) && (key === "pushd" || key === "popd")) return
+  enterDirectory(env, command, target, scope, key, leading)
+}
+
+/**
+ * Adds the target to the directories later commands may run in. Only the very first
+ * command of the text, moving into a directory that exists, replaces them (it cannot be
+ * skipped and will succeed); anywhere else the move may not happen, so both count.
+ */
+export const enterDirectory = (
+  env: Env,
+  command: MutableCommand,
+  target: Word,
+  scope: Scope,
+  via: string,
+  leading = false
+): void => {
+  env.seen.add("cd")
+  const cdpath = env.seen.has("CDPATH") && !(target.path !== undefined && NodePath.isAbsolute(target.path))
+  const targets = cdpath ? undefined : resolveWord(command, target, scope, "read")
+  if (targets === undefined) {
+    scope.unknown = true
+    commandNote(
+      command,
+      "unmodelled",
+      `${via}: the directory \`${target.raw}\` is only known at run time, so later paths are too`
+    )
+    return
+  }
+  const replace =
+    leading &&
+    scope.cwds.length === 1 &&
+    targets.length === 1 &&
+    env.resolver.resolve(targets[0]!.absolute).directory
+  if (replace) scope.cwds.length = 0
+  for (const { absolute, text } of targets) {
+    // `cd` is logical in bash and PowerShell (`link/..` is where it started), but `cd -P`
+    // and the kernel go by real paths (`link/..` is the parent of where `link` points):
+    // when the two differ, later commands may run in either.
+    const logical = NodePath.resolve(absolute)
+    const physical = env.resolver.real(absolute)
+    const directories = env.resolver.real(logical) === physical ? [logical] : [logical, physical]
+    for (const directory of directories) {
+      const { real, unresolved } = env.resolver.resolve(directory)
+      if (unresolved !== undefined)
+        commandNote(command, "unmodelled", `\`${text}\` is not followed: ${unresolved}`)
+      addPath(env, {
+        text,
+        path: real,
+        access: "read",
+        via: "cd",
+        inside: env.resolver.inside(real),
+        directory: real,
+        isDirectory: true,
+        exists: true,
+        command: command.index,
+        ...(env.resolver.inside(real) ? { relative: env.resolver.relative(real) } : {})
+      })
+      if (!scope.cwds.includes(directory)) scope.cwds.push(directory)
+    }
+  }
+  if (scope.cwds.length > MAX_DIRECTORIES) {
+    scope.cwds.splice(0, scope.cwds.length - MAX_DIRECTORIES)
+    commandNote(command, "unmodelled", "too many directory changes to follow")
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Paths
+
+const URL_LIKE = /^[a-z][a-z0-9+.-]*:\/\//i
+
+const CLIMBS = /(^|[\\/])\.\.([\\/]|$)/
+
+/**
+ * The paths a written path may name. As written, the resolver steps over `..` the way the
+ * kernel does (`link/..` is the parent of where `link` points); programs that normalise a
+ * path as text first (PowerShell's cmdlets, .NET, every program on Windows, many tools)
+ * read `link/..` as the directory `link` is in. When the path climbs, both are judged.
+ */
+const readings = (absolute: string): Array<string> => {
+  if (!CLIMBS.test(absolute)) return [absolute]
+  const normalised = NodePath.resolve(absolute)
+  return normalised === absolute ? [absolute] : [absolute, normalised]
+}
+
+/** Absolute candidates for a word: one per directory the command may run in. */
+const resolveWord = (
+  command: MutableCommand,
+  word: Word,
+  scope: Scope,
+  access: "read" | "write"
+): Array<{ absolute: string; text: string }> | undefined => {
+  let path = word.path
+  if (path === undefined) return undefined
+  if (scope.dialect === "powershell" || process.platform === "win32") {
+    const provider = /^([A-Za-z][\w.]*)::(.*)$/s.exec(path)
+    if (provider) {
+      if (provider[1]!.toLowerCase().endsWith("filesystem")) path = provider[2]!
+      else return []
+    }
+    const drive = /^([A-Za-z]{2,}):(.*)$/s.exec(path)
+    if (drive) {
+      const name = drive[1]!.toLowerCase()
+      if (access === "write" && (name === "function" || name === "alias" || name === "variable")) {
+        commandNote(
+          command,
+          "unmodelled",
+          `writes to the PowerShell ${drive[1]}: drive: later names may not mean what they say`
+        )
+      }
+      if (name === "env" && access === "write")
+        commandNote(command, "executes", "changes environment variables")
+      return []
+    }
+    if (process.platform !== "win32") path = path.replace(/\\/g, "/")
+  }
+  if (process.platform !== "win32" && /^[A-Za-z]:[\\/]/.test(path)) {
+    return [{ absolute: `/${path.replace(/\\/g, "/")}`, text: word.raw }]
+  }
+  if (word.glob) {
+    // The shell expands the glob before the command sees it: judge what it expands to
+    // (`cd .gi?` enters .git, `src/*/../../..` climbs out), never only its prefix.
+    const matches: Array<{ absolute: string; text: string }> = []
+    for (const cwd of scope.cwds) {
+      const expanded = expandGlob(path, cwd)
+      if (expanded === undefined) {
+        commandNote(command, "unmodelled", `the glob \`${word.raw}\` matches too many files to judge`)
+        return undefined
+      }
+      for (const absolute of expanded)
+        for (const reading of readings(absolute)) matches.push({ absolute: reading, text: word.raw })
+    }
+    if (matches.length > 0) return matches
+    // No match: bash passes the word as written; a `..` after the first wildcard could
+    // still climb anywhere once files exist, so that is not followed.
+    if (/(^|\/)\.\.(\/|$)/.test(path.slice(globPrefix(path).length))) {
+      commandNote(command, "unmodelled", `the glob \`${word.raw}\` climbs with \`..\` after a wildcard`)
+      return undefined
+    }
+    path = globPrefix(path)
+  }
+  const out: Array<{ absolute: string; text: string }> = []
+  const seen = new Set<string>()
+  for (const cwd of scope.cwds) {
+    for (const absolute of readings(NodePath.isAbsolute(path) ? path : joinAsWritten(cwd, path))) {
+      if (!seen.has(absolute)) {
+        seen.add(absolute)
+        out.push({ absolute, text: word.raw })
+      }
+    }
+  }
+  if (scope.unknown && !NodePath.isAbsolute(path)) {
+    commandNote(command, "unmodelled", `\`${word.raw}\` is relative to a directory only known at run time`)
+  }
+  return out
+}
+
+export const touch = (
+  env: Env,
+  command: MutableCommand,
+  word: Word,
+  access: "read" | "write",
+  via: PathAccess["via"],
+  scope: Scope
+): void => {
+  if (word.isStatic && URL_LIKE.test(word.value)) return
+  if (word.path !== undefined) {
+    const exempt = access === "write" ? Programs.HARMLESS_WRITES : Programs.HARMLESS_READS
+    if (exempt.has(word.path)) return
+  }
+  if (word.path === undefined) {
+    if (scope.dialect === "powershell" && /^\$null$/i.test(word.raw)) return
+    if (access === "write") {
+      commandNote(command, "unmodelled", `writes to \`${word.raw}\`, a file only known at run time`)
+    } else {
+      // `cat "$X"` may read anything: a file argument known only at run time is not judged.
+      commandNote(command, "unmodelled", `reads \`${word.raw}\`, a file only known at run time`)
+    }
+    return
+  }
+  if (word.path === "" && !word.glob) return
+  if (word.glob && access === "write") {
+    for (const cwd of scope.cwds) {
+      const matches = expandGlob(word.path, cwd)
+      if (matches === undefined) {
+        commandNote(
+          command,
+          "unmodelled",
+          `writes to \`${word.raw}\`, a glob that matches too many files to judge`
+        )
+        continue
+      }
+      for (const match of matches)
+        for (const reading of readings(match)) record(env, command, reading, word.raw, access, via)
+    }
+  }
+  const targets = resolveWord(command, word, scope, access)
+  if (targets === undefined) return
+  for (const { absolute, text } of targets) record(env, command, absolute, text, access, via)
+}
+
+const record = (
+  env: Env,
+  command: MutableCommand,
+  absolute: string,
+  text: string,
+  access: "read" | "write",
+  via: PathAccess["via"]
+): void => {
+  const { real, directory: isDirectory, exists, unresolved } = env.resolver.resolve(absolute)
+  if (unresolved !== undefined)
+    commandNote(command, "unmodelled", `\`${text}\` is not followed: ${unresolved}`)
+  const inside = env.resolver.inside(real)
+  addPath(env, {
+    text,
+    path: real,
+    access,
+    via,
+    inside,
+    directory: isDirectory ? real : NodePath.dirname(real),
+    isDirectory,
+    exists,
+    command: command.index,
+    ...(inside ? { relative: env.resolver.relative(real) } : {})
+  })
+}
+
+const addPath = (env: Env, path: PathAccess): void => {
+  if (env.paths.some((p) => p.path === path.path && p.access === path.access && p.via === path.via)) return
+  env.paths.push(path)
+}
+
+export const commandRedirect = (
+  env: Env,
+  command: MutableCommand,
+  redirect: RawRedirect,
+  scope: Scope
+): void => {
+  if (redirect.access !== "read" && redirect.access !== "write") return
+  const target = redirect.target
+  if (!target) return
+  if (/^[<>]\(/.test(target.raw)) return
+  if (
+    redirect.access === "write" &&
+    !(target.path !== undefined && Programs.HARMLESS_WRITES.has(target.path))
+  ) {
+    if (!(scope.dialect === "powershell" && /^\$null$/i.test(target.raw))) {
+      commandNote(command, "writes", `redirects output into \`${target.raw}\``)
+    }
+  }
+  touch(env, command, target, redirect.access, "redirect", scope)
+}
+
+// ---------------------------------------------------------------------------------------
+// Arguments as files
+
+export const argumentPaths = (
+  env: Env,
+  command: MutableCommand,
+  key: string,
+  words: ReadonlyArray<Word>,
+  scope: Scope
+): void => {
+  if (Programs.NO_PATH_ARGUMENTS.has(key)) return
+  const ps = scope.dialect === "powershell"
+  const writeOptions = Programs.WRITE_OPTIONS.get(key) ?? []
+  const patternOptions = Programs.PATTERN_FIRST.get(key)
+  const operands: Array<Word> = []
+  let patternGiven = false
+  let targetDirectory = false
+  let endOfOptions = false
+  let start = 1
+  if (key === "git") {
+    // Global options before the subcommand: -C and --git-dir name directories.
+    while (start < words.length && words[start]!.value.startsWith("-")) {
+      const option = words[start]!.value
+      if (option === "-C" || option === "--git-dir" || option === "--work-tree") {
+        const value = words[start + 1]
+        if (value) touch(env, command, value, "read", "argument", scope)
+        start += 2
+      } else if (
+        option === "-c" ||
+        option === "--namespace" ||
+        option === "--config-env" ||
+        option === "--super-prefix"
+      ) {
+        start += 2
+      } else {
+        const eq = /^--(git-dir|work-tree)=(.*)$/s.exec(option)
+        if (eq)
+          touch(
+            env,
+            command,
+            { ...staticWord(eq[2]!), path: eq[2]!.startsWith("~") ? env.home + eq[2]!.slice(1) : eq[2]! },
+            "read",
+            "argument",
+            scope
+          )
+        start++
+      }
+    }
+  }
+  const writesAll =
+    Programs.WRITES_ALL.has(key) ||
+    (key === "sed" && sedInPlace(words)) ||
+    ((key === "perl" || key === "ruby") && words.some((w) => /^-[a-zA-Z]*i/.test(w.value)))
+  for (let i = start; i < words.length; i++) {
+    const word = words[i]!
+    if (word.scriptBlock) continue
+    if (ps && word.parameter) {
+      const name = word.value.toLowerCase()
+      const value = words[i + 1]
+      const isPathParameter = [...Programs.POWERSHELL_PATH_PARAMETERS].some(
+        (p) => isAbbreviation(name, p, 2) || name === p
+      )
+      if (isPathParameter && value && !value.parameter) {
+        const writes =
+          writeOptions.some((o) => isAbbreviation(name, o, 2) || name === o) ||
+          (writesAll && /^-(path|literalpath|lp|filepath)/.test(name))
+        if (name.startsWith("-workingdirectory")) touch(env, command, value, "read", "cd", scope)
+        else touch(env, command, value, writes ? "write" : "read", "argument", scope)
+        i++
+      }
+      continue
+    }
+    const text = word.value
+    if (!endOfOptions && word.isStatic && text === "--") {
+      endOfOptions = true
+      continue
+    }
+    if (!endOfOptions && (word.isStatic ? text.startsWith("-") && text !== "-" : word.raw.startsWith("-"))) {
+      const eq = /^(--?[^=]+)=(.*)$/s.exec(text)
+      const option = eq ? eq[1]! : text
+      if (
+        patternOptions?.includes(option) ||
+        patternOptions?.some((o) => o.length === 2 && text.startsWith(o))
+      ) {
+        patternGiven = true
+      }
+      if (option === "-t" || option === "--target-directory") targetDirectory = true
+      if (writeOptions.includes(option)) {
+        if (eq)
+          touch(
+            env,
+            command,
+            { ...word, value: eq[2]!, raw: eq[2]!, path: word.path === undefined ? undefined : eq[2]! },
+            "write",
+            "argument",
+            scope
+          )
+        else if (words[i + 1]) {
+          touch(env, command, words[i + 1]!, "write", "argument", scope)
+          i++
+        }
+        continue
+      }
+      if (eq && word.path !== undefined && /^(\/|~|\.\.?\/)/.test(eq[2]!)) {
+        const value = eq[2]!.startsWith("~") ? env.home + eq[2]!.slice(1) : eq[2]!
+        touch(env, command, { ...word, value, raw: eq[2]!, path: value }, "read", "argument", scope)
+      }
+      continue
+    }
+    if (word.isStatic && /^[A-Za-z_][A-Za-z0-9_]*=/.test(text)) {
+      const [name, ...rest] = text.split("=")
+      const value = rest.join("=")
+      if (key === "dd" && (name === "of" || name === "if")) {
+        touch(
+          env,
+          command,
+          { ...word, value, raw: value, path: value },
+          name === "of" ? "write" : "read",
+          "argument",
+          scope
+        )
+        if (name === "of") commandNote(command, "writes", `dd writes ${value}`)
+      } else if (/^(\/|~)/.test(value)) {
+        touch(
+          env,
+          command,
+          { ...word, value, raw: value, path: value.startsWith("~") ? env.home + value.slice(1) : value },
+          "read",
+          "argument",
+          scope
+        )
+      }
+      continue
+    }
+    operands.push(word)
+  }
+  if (patternOptions !== undefined && !patternGiven) operands.shift()
+  if (key === "git" || key === "npm" || key === "pnpm" || key === "yarn" || key === "cargo" || key === "go") {
+    // Subcommand words are not files.
+    operands.shift()
+  }
+  // `ln -s TARGET LINK`: a relative target is resolved from the link's directory.
+  if (
+    key === "ln" &&
+    operands.length === 2 &&
+    words.some((w) => /^-[a-zA-Z]*s/.test(w.value) || w.value === "--symbolic")
+  ) {
+    const [target, link] = operands as [Word, Word]
+    if (target.path !== undefined && link.path !== undefined && !NodePath.isAbsolute(target.path)) {
+      const from = link.path.endsWith("/") ? link.path : NodePath.dirname(link.path)
+      operands[0] = { ...target, path: joinAsWritten(from, target.path) }
+    }
+  }
+  // `rg KEY`, `grep -r KEY`: with no path, a recursive search reads the working directory.
+  if (
+    operands.length === 0 &&
+    IMPLICIT_TREE_READERS.has(key) &&
+    Programs.readsDirectoryContents(
+      key,
+      words.map((w) => w.value)
+    )
+  ) {
+    operands.push(staticWord("."))
+  }
+  operands.forEach((word, index) => {
+    let access: "read" | "write" = "read"
+    if (writesAll) access = "write"
+    else if (
+      Programs.WRITES_LAST.has(key) &&
+      !targetDirectory &&
+      index === operands.length - 1 &&
+      operands.length > 1
+    )
+      access = "write"
+    else if (key === "mv") access = "write"
+    touch(env, command, word, access, "argument", scope)
+  })
+}
+
+const IMPLICIT_TREE_READERS: ReadonlySet<string> = new Set(["rg", "ag", "ack", "grep", "egrep", "fgrep"])
+
+const sedInPlace = (words: ReadonlyArray<Word>): boolean =>
+  words.some((w) => w.isStatic && (w.value.startsWith("--in-place") || /^-[a-zA-Z]*i/.test(w.value)))
