@@ -272,11 +272,12 @@ const editPatterns = (analysis: ShellAnalysis.Analysis): { files: Array<string>;
 
 const readPatterns = (analysis: ShellAnalysis.Analysis): Array<string> => {
   const out: Array<string> = []
+  // A path that does not exist reads nothing (`git commit -m "a message"`, `npm i zod` name
+  // no file), unless the text itself writes it first (`mv .env a.env && cat a.env`).
+  const written = new Set(analysis.paths.filter((p) => p.access === "write").map((p) => p.path))
   for (const path of analysis.paths) {
-    // A path that does not exist reads nothing: `git commit -m "a message"` or `npm i zod`
-    // names no file to ask about.
-    if (path.access !== "read" || !path.exists || (path.via !== "argument" && path.via !== "redirect"))
-      continue
+    if (path.access !== "read" || (path.via !== "argument" && path.via !== "redirect")) continue
+    if (!path.exists && !written.has(path.path)) continue
     const inside = path.inside && path.relative !== undefined
     const name = inside ? path.relative || "." : path.path
     out.push(name)
@@ -287,8 +288,10 @@ const readPatterns = (analysis: ShellAnalysis.Analysis): Array<string> => {
     const command = path.command === undefined ? undefined : analysis.commands[path.command]
     if (command === undefined || command.argv.length === 0) continue
     const names = [command.argv[0]!, ...command.names].map((n) => (n.split(/[\\/]/).pop() ?? n).toLowerCase())
-    if (!names.some((name) => readsDirectoryContents(name, command.argv))) continue
-    for (const entry of listDirectory(path.path).slice(0, MAX_LISTED)) {
+    const reads = names.map((name) => readsDirectoryContents(name, command.argv)).find((r) => r !== undefined)
+    if (reads === undefined) continue
+    const entries = listDirectory(path.path).filter((e) => reads === "all" || !e.name.startsWith("."))
+    for (const entry of entries.slice(0, MAX_LISTED)) {
       out.push(name === "." ? entry.name : inside ? `${name}/${entry.name}` : NodePath.join(name, entry.name))
     }
   }

@@ -417,9 +417,19 @@ layer(ShellParser.layer)("adversarial", (it) => {
     { command: "cat src/index.ts && ls src", block: READS, expect: "allow" },
     // A program that reads the files under a directory reads .env there; `ls` lists names.
     { command: "grep -r TOKEN .", block: READS, expect: "ask" },
-    { command: "rg TOKEN", block: READS, expect: "ask" },
     { command: "grep -rn TOKEN", block: READS, expect: "ask" },
-    { command: "cd src && rg TOKEN", block: READS, expect: "allow" },
+    { command: "grep -r -e TOKEN", block: READS, expect: "ask" },
+    { command: "grep -r -A 3 --include '*.env' TOKEN", block: READS, expect: "ask" },
+    { command: "grep -f .env src/index.ts", block: READS, expect: "ask" },
+    // rg skips hidden files unless told not to; prod.env is not hidden.
+    { command: "rg TOKEN", block: READS, expect: "allow" },
+    { command: "rg --hidden -g '*.env' TOKEN", block: READS, expect: "ask" },
+    { command: "rg -uu -C 3 TOKEN", block: READS, expect: "ask" },
+    { command: "cd config && rg TOKEN .", block: READS, expect: "allow" },
+    { command: "cd config && rg --hidden TOKEN .", block: READS, expect: "ask" },
+    // Written by the text, then read: asked although it does not exist yet.
+    { command: "mv .env moved.env && cat moved.env", block: READS, expect: "ask" },
+    { command: "cd src && rg -e TOKEN", block: READS, expect: "allow" },
     { command: "tar cf build/all.tar .", block: READS, expect: "ask" },
     { command: "ls -la .", block: READS, expect: "allow" },
     { command: "grep TOKEN src/index.ts", block: READS, expect: "allow" }

@@ -85,7 +85,3 @@ export const commandNote = (command: MutableCommand, kind: NoteKind, message: st
   if (!command.notes.some((n) => n.kind === kind && n.message === message))
     command.notes.push({ kind, message })
 }
-
-/** A PowerShell parameter name abbreviated to at least `minimum + 1` characters. */
-export const isAbbreviation = (option: string, full: string, minimum: number): boolean =>
-  option.length >= minimum + 1 && full.startsWith(option)

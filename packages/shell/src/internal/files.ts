@@ -3,7 +3,7 @@
 // directory they may run in and classified read or write.
 import * as NodePath from "node:path"
 import type { PathAccess } from "../ShellAnalysis.ts"
-import { commandNote, type Env, isAbbreviation, type MutableCommand, type Scope } from "./env.ts"
+import { commandNote, type Env, type MutableCommand, type Scope } from "./env.ts"
 import type { RawRedirect, Word } from "./model.ts"
 import { staticWord } from "./model.ts"
 import { expandGlob, globPrefix, joinAsWritten } from "./paths.ts"
@@ -374,11 +374,11 @@ export const argumentPaths = (
       const name = word.value.toLowerCase()
       const value = words[i + 1]
       const isPathParameter = [...Programs.POWERSHELL_PATH_PARAMETERS].some(
-        (p) => isAbbreviation(name, p, 2) || name === p
+        (p) => Programs.isAbbreviation(name, p, 2) || name === p
       )
       if (isPathParameter && value && !value.parameter) {
         const writes =
-          writeOptions.some((o) => isAbbreviation(name, o, 2) || name === o) ||
+          writeOptions.some((o) => Programs.isAbbreviation(name, o, 2) || name === o) ||
           (writesAll && /^-(path|literalpath|lp|filepath)/.test(name))
         if (name.startsWith("-workingdirectory")) touch(env, command, value, "read", "cd", scope)
         else touch(env, command, value, writes ? "write" : "read", "argument", scope)
@@ -399,6 +399,15 @@ export const argumentPaths = (
         patternOptions?.some((o) => o.length === 2 && text.startsWith(o))
       ) {
         patternGiven = true
+      }
+      const search = Programs.SEARCH_OPTION_VALUES.get(key)
+      if (search !== undefined && eq === null && (search.values.has(option) || search.files.has(option))) {
+        // `grep -e KEY`, `rg -g '*.ts'`: the value is not a path operand; `grep -f FILE` reads one.
+        const value = words[i + 1]
+        if (value !== undefined && search.files.has(option))
+          touch(env, command, value, "read", "argument", scope)
+        i++
+        continue
       }
       if (option === "-t" || option === "--target-directory") targetDirectory = true
       if (writeOptions.includes(option)) {
@@ -470,11 +479,11 @@ export const argumentPaths = (
   // `rg KEY`, `grep -r KEY`: with no path, a recursive search reads the working directory.
   if (
     operands.length === 0 &&
-    IMPLICIT_TREE_READERS.has(key) &&
+    Programs.SEARCHES_WORKING_DIRECTORY.has(key) &&
     Programs.readsDirectoryContents(
       key,
       words.map((w) => w.value)
-    )
+    ) !== undefined
   ) {
     operands.push(staticWord("."))
   }
@@ -492,8 +501,6 @@ export const argumentPaths = (
     touch(env, command, word, access, "argument", scope)
   })
 }
-
-const IMPLICIT_TREE_READERS: ReadonlySet<string> = new Set(["rg", "ag", "ack", "grep", "egrep", "fgrep"])
 
 const sedInPlace = (words: ReadonlyArray<Word>): boolean =>
   words.some((w) => w.isStatic && (w.value.startsWith("--in-place") || /^-[a-zA-Z]*i/.test(w.value)))

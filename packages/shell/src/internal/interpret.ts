@@ -3,15 +3,7 @@
 // same thing under bash and PowerShell. What the commands touch on disk is `files.ts`.
 import type { Command, Redirect } from "../ShellAnalysis.ts"
 import type { Dialect } from "../ShellParser.ts"
-import {
-  commandNote,
-  type Env,
-  isAbbreviation,
-  type MutableCommand,
-  note,
-  type Payload,
-  type Scope
-} from "./env.ts"
+import { commandNote, type Env, type MutableCommand, note, type Payload, type Scope } from "./env.ts"
 import { argumentPaths, changeDirectory, commandRedirect, enterDirectory, touch } from "./files.ts"
 import type { RawAssignment, RawCommand, RawRedirect, WalkResult, Word } from "./model.ts"
 import { staticWord } from "./model.ts"
@@ -19,7 +11,7 @@ import * as Programs from "./programs.ts"
 import * as Risks from "./risks.ts"
 import { braceExpand, decodeEncodedCommand } from "./text.ts"
 
-export type { Env, Payload, Scope } from "./env.ts"
+export type { Env } from "./env.ts"
 export { makeEnv, note, rootScope } from "./env.ts"
 export { workdir } from "./files.ts"
 
@@ -183,7 +175,8 @@ const createsLink = (words: ReadonlyArray<Word>): boolean =>
   words.some((w, i) => {
     if (!w.parameter) return false
     const [name = "", inline] = w.value.toLowerCase().split(":", 2)
-    if (!isAbbreviation(name, "-itemtype", 1) && !isAbbreviation(name, "-type", 2)) return false
+    if (!Programs.isAbbreviation(name, "-itemtype", 1) && !Programs.isAbbreviation(name, "-type", 2))
+      return false
     const value = inline ?? (words[i + 1]?.isStatic ? words[i + 1]!.value.toLowerCase() : undefined)
     return value !== "file" && value !== "directory"
   })
@@ -824,7 +817,7 @@ const powershell = (
       return
     }
     const option = text.replace(/^\//, "-")
-    if (isAbbreviation(option, "-command", 2) || option === "-c") {
+    if (Programs.isAbbreviation(option, "-command", 2) || option === "-c") {
       commandNote(command, "executes", `${key} -Command runs a command line`)
       const rest = words.slice(i + 1)
       if (rest.length === 0 || (rest.length === 1 && rest[0]!.value === "-")) {
@@ -850,7 +843,7 @@ const powershell = (
       )
       return
     }
-    if (isAbbreviation(option, "-encodedcommand", 2) || option === "-e" || option === "-ec") {
+    if (Programs.isAbbreviation(option, "-encodedcommand", 2) || option === "-e" || option === "-ec") {
       commandNote(command, "executes", `${key} -EncodedCommand runs a hidden command line`)
       const value = words[i + 1]
       const decoded = value?.isStatic ? decodeEncodedCommand(value.value) : undefined
@@ -865,7 +858,7 @@ const powershell = (
       enqueueText(env, command, decoded, "powershell", inner, `${key} -EncodedCommand`, false)
       return
     }
-    if (isAbbreviation(option, "-file", 2) || option === "-f") {
+    if (Programs.isAbbreviation(option, "-file", 2) || option === "-f") {
       const file = words[i + 1]
       commandNote(command, "executes", `${key} -File runs the script ${file?.raw ?? ""}`)
       if (file) touch(env, command, file, "read", "argument", inner)
@@ -1074,16 +1067,16 @@ const startProcess = (env: Env, command: MutableCommand, words: ReadonlyArray<Wo
     if (word.parameter) {
       const name = word.value.toLowerCase()
       const value = words[i + 1]
-      if (isAbbreviation(name, "-filepath", 1) || name === "-path") {
+      if (Programs.isAbbreviation(name, "-filepath", 1) || name === "-path") {
         file = value
         i++
-      } else if (isAbbreviation(name, "-argumentlist", 1) || name === "-args") {
+      } else if (Programs.isAbbreviation(name, "-argumentlist", 1) || name === "-args") {
         if (value) args = value.items ? [...value.items] : [value]
         i++
-      } else if (isAbbreviation(name, "-workingdirectory", 1)) {
+      } else if (Programs.isAbbreviation(name, "-workingdirectory", 1)) {
         if (value) touch(env, command, value, "read", "cd", scope)
         i++
-      } else if (isAbbreviation(name, "-verb", 2)) {
+      } else if (Programs.isAbbreviation(name, "-verb", 2)) {
         if (value && /runas/i.test(value.value))
           commandNote(command, "executes", "Start-Process -Verb RunAs runs elevated")
         i++

@@ -18,7 +18,10 @@ export interface Resolver {
 export interface Resolved {
   readonly real: string
   readonly directory: boolean
-  /** Something is there (a file, a directory, a link that leads somewhere). */
+  /**
+   * Something is there (a file, a directory, a link that leads somewhere), or may be: a
+   * path we may not look up or do not follow counts as there.
+   */
   readonly exists: boolean
   /** Why the path could not be followed to its end (it is then never inside the project). */
   readonly unresolved?: string
@@ -53,7 +56,10 @@ export const makeResolver = (projectRoot: string): Resolver => {
     if (cached !== undefined) return cached
     let result: Resolved
     const stat = lstat(path)
-    if (stat === undefined) result = { real: path, directory: false, exists: false }
+    if (stat === "missing") result = { real: path, directory: false, exists: false }
+    // Not ours to look at (no permission): it may well be there for a `sudo`, and may be a
+    // directory, so what is below it is looked up too.
+    else if (stat === "hidden") result = { real: path, directory: true, exists: true }
     else if (!stat.isSymbolicLink()) result = { real: path, directory: stat.isDirectory(), exists: true }
     else if (depth >= MAX_LINKS)
       result = cannotFollow(path, `it goes through more than ${MAX_LINKS} symbolic links`)
@@ -142,13 +148,14 @@ export const makeResolver = (projectRoot: string): Resolver => {
   }
 }
 
-// A path the kernel cannot look up either (missing, a loop, no permission, too long) is a
-// file that does not exist, for the command as for us.
-const lstat = (path: string): fs.Stats | undefined => {
+// A path the kernel cannot look up for anyone (missing, a loop, too long, a file on the
+// way) is `missing`; one we may not look up (EACCES, EPERM, …) is `hidden`.
+const MISSING_CODES: ReadonlySet<string> = new Set(["ENOENT", "ENOTDIR", "ELOOP", "ENAMETOOLONG"])
+const lstat = (path: string): fs.Stats | "missing" | "hidden" => {
   try {
-    return fs.lstatSync(path, { throwIfNoEntry: false })
-  } catch {
-    return undefined
+    return fs.lstatSync(path, { throwIfNoEntry: false }) ?? "missing"
+  } catch (error) {
+    return MISSING_CODES.has((error as NodeJS.ErrnoException).code ?? "") ? "missing" : "hidden"
   }
 }
 
@@ -236,7 +243,7 @@ export const expandGlob = (pattern: string, cwd: string): Array<string> | undefi
     if (current.length === 0) return []
   }
   // A dangling symlink is a match too: writing through it creates its target.
-  return current.filter((path) => lstat(path) !== undefined)
+  return current.filter((path) => lstat(path) !== "missing")
 }
 
 const globRegex = (part: string): RegExp => {

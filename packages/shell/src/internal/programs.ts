@@ -864,23 +864,136 @@ const TREE_READERS: ReadonlySet<string> = new Set([
   "rsync",
   "compress-archive"
 ])
+const GREP_RECURSIVE = /^(-[a-zA-Z]*[rR][a-zA-Z]*|--recursive|--dereference-recursive|--directories=recurse)$/
 const RECURSIVE_FLAGS: ReadonlyMap<string, RegExp> = new Map([
-  ["grep", /^(-[a-zA-Z]*[rR][a-zA-Z]*|--recursive|--dereference-recursive|--directories=recurse)$/],
-  ["egrep", /^(-[a-zA-Z]*[rR][a-zA-Z]*|--recursive|--dereference-recursive|--directories=recurse)$/],
-  ["fgrep", /^(-[a-zA-Z]*[rR][a-zA-Z]*|--recursive|--dereference-recursive|--directories=recurse)$/],
+  ["grep", GREP_RECURSIVE],
+  ["egrep", GREP_RECURSIVE],
+  ["fgrep", GREP_RECURSIVE],
   ["cp", /^(-[a-zA-Z]*[rRa][a-zA-Z]*|--recursive|--archive)$/],
   ["scp", /^-[a-zA-Z]*r[a-zA-Z]*$/],
   ["copy-item", /^-r(e(c(u(r(s(e)?)?)?)?)?)?$/i],
   ["select-string", /^-r(e(c(u(r(s(e)?)?)?)?)?)?$/i]
 ])
+// rg and ag skip hidden files (such as .env) unless told otherwise.
+const SKIPS_HIDDEN: ReadonlyMap<string, RegExp> = new Map([
+  ["rg", /^(--hidden|-\.|-u{2,}|--unrestricted|--no-ignore-dot)$/],
+  ["ag", /^(--hidden|-u|--unrestricted|--all-types|-a)$/]
+])
 
 /**
- * Whether the command (its program name, lower-cased, and argv) reads the contents of the
- * files under a directory it names (`grep -r`, `rg`, `tar c`, `cp -r`), not just its list
- * of names (`ls`).
+ * What the command reads of a directory it names: the contents of every file under it
+ * (`grep -r`, `tar`, `cp -r`), of every visible file (`rg` and `ag`, which skip hidden
+ * files by default), or only the list of names (`ls`: `undefined`).
  */
-export const readsDirectoryContents = (key: string, argv: ReadonlyArray<string>): boolean => {
-  if (TREE_READERS.has(key)) return true
+export const readsDirectoryContents = (
+  key: string,
+  argv: ReadonlyArray<string>
+): "all" | "visible" | undefined => {
   const flags = RECURSIVE_FLAGS.get(key)
-  return flags !== undefined && argv.slice(1).some((word) => flags.test(word))
+  if (flags !== undefined) return argv.slice(1).some((word) => flags.test(word)) ? "all" : undefined
+  if (!TREE_READERS.has(key)) return undefined
+  const hidden = SKIPS_HIDDEN.get(key)
+  return hidden !== undefined && !argv.slice(1).some((word) => hidden.test(word)) ? "visible" : "all"
 }
+
+/**
+ * Recursive searches that search the working directory when given no path (`grep -r KEY`,
+ * `rg KEY`).
+ */
+export const SEARCHES_WORKING_DIRECTORY: ReadonlySet<string> = new Set([
+  "grep",
+  "egrep",
+  "fgrep",
+  "rg",
+  "ag",
+  "ack"
+])
+
+// Options grep and rg share: the pattern, context lines, a match count.
+const SEARCH_COMMON = [
+  "-e",
+  "--regexp",
+  "-A",
+  "-B",
+  "-C",
+  "-m",
+  "--after-context",
+  "--before-context",
+  "--context",
+  "--max-count"
+]
+const GREP_OPTIONS = {
+  values: new Set([
+    ...SEARCH_COMMON,
+    "-d",
+    "-D",
+    "--include",
+    "--exclude",
+    "--exclude-dir",
+    "--label",
+    "--binary-files",
+    "--devices",
+    "--directories",
+    "--group-separator"
+  ]),
+  files: new Set(["-f", "--file", "--exclude-from"])
+}
+
+/**
+ * Options of the search programs that take the next word as their value (so it is not a
+ * path operand), and those whose value is a file they read.
+ */
+export const SEARCH_OPTION_VALUES: ReadonlyMap<
+  string,
+  { readonly values: ReadonlySet<string>; readonly files: ReadonlySet<string> }
+> = new Map([
+  ["grep", GREP_OPTIONS],
+  ["egrep", GREP_OPTIONS],
+  ["fgrep", GREP_OPTIONS],
+  [
+    "rg",
+    {
+      values: new Set([
+        ...SEARCH_COMMON,
+        "-g",
+        "--glob",
+        "--iglob",
+        "-t",
+        "--type",
+        "-T",
+        "--type-not",
+        "-r",
+        "--replace",
+        "-M",
+        "--max-columns",
+        "-j",
+        "--threads",
+        "-d",
+        "--max-depth",
+        "--sort",
+        "--sortr",
+        "-E",
+        "--encoding",
+        "--colors",
+        "--type-add",
+        "--pre-glob",
+        "--context-separator",
+        "--field-match-separator",
+        "--path-separator",
+        "--max-filesize"
+      ]),
+      files: new Set(["-f", "--file", "--ignore-file"])
+    }
+  ],
+  [
+    "ag",
+    {
+      values: new Set(["-A", "-B", "-C", "-m", "-G", "--file-search-regex", "--ignore", "-g", "--depth"]),
+      files: new Set(["-p", "--path-to-ignore"])
+    }
+  ]
+])
+
+/** A PowerShell parameter name abbreviated to at least `minimum + 1` characters. */
+export const isAbbreviation = (option: string, full: string, minimum: number): boolean =>
+  option.length >= minimum + 1 && full.startsWith(option)
