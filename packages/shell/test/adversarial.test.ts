@@ -375,6 +375,12 @@ layer(ShellParser.layer)("adversarial", (it) => {
     // A glob matching only a dangling link writes through it; `.*` may match `..`; shell
     // options change what globs match.
     { command: "echo x > dang?ing", block: OPEN, expect: "ask" },
+    { command: "echo x > .gi[t]/conf*", block: DENY, expect: "deny" },
+    {
+      command: "rm -f .gi?/conf*",
+      block: { bash: { "*": "allow" }, edit: { "*": "allow", ".git/*": "deny" } },
+      expect: "deny"
+    },
     { command: "cat .*/outside/secret.txt", block: ALLOWLIST, expect: "ask" },
     { command: "cd src; cat *", block: ALLOWLIST, expect: "allow" },
     { command: "cd src; shopt -s dotglob; cat *", block: OPEN, expect: "ask" },

@@ -242,21 +242,7 @@ export const touch = (
     return
   }
   if (word.path === "" && !word.glob) return
-  if (word.glob && access === "write") {
-    for (const cwd of scope.cwds) {
-      const matches = expandGlob(word.path, cwd)
-      if (matches === undefined) {
-        commandNote(
-          command,
-          "unmodelled",
-          `writes to \`${word.raw}\`, a glob that matches too many files to judge`
-        )
-        continue
-      }
-      for (const match of matches)
-        for (const reading of readings(match)) record(env, command, reading, word.raw, access, via)
-    }
-  }
+  // A glob is judged by what it expands to (resolveWord expands it, once).
   const targets = resolveWord(command, word, scope, access)
   if (targets === undefined) return
   for (const { absolute, text } of targets) record(env, command, absolute, text, access, via)
