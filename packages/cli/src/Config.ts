@@ -16,6 +16,7 @@
 import * as NodeFs from "node:fs/promises"
 import * as NodePath from "node:path"
 import { Permission } from "@gatehouse/permission"
+import type { Truncate } from "@gatehouse/truncate"
 import { Effect, Exit, Option, Schema } from "effect"
 
 /**
@@ -45,6 +46,17 @@ export interface ToolOutput {
   readonly maxBytes?: number
   readonly retentionDays?: number
 }
+
+/**
+ * The Truncate settings a `tool_output` block gives (unset fields keep Truncate's defaults).
+ *
+ * @since 0.0.0
+ */
+export const truncateOptions = (toolOutput: ToolOutput): Truncate.LayerOptions => ({
+  maxLines: toolOutput.maxLines,
+  maxBytes: toolOutput.maxBytes,
+  retention: toolOutput.retentionDays === undefined ? undefined : `${toolOutput.retentionDays} days`
+})
 
 /**
  * A loaded configuration.

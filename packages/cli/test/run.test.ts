@@ -127,6 +127,25 @@ describe("gatehouse run, piped", () => {
   )
 
   it.live(
+    "keeps the output inside the config's tool_output limits, the whole in a file",
+    () =>
+      Effect.gen(function* () {
+        const dir = project("limits", { tool_output: { max_lines: 3 } })
+        const ran = yield* piped(dir, ["--", "seq 1 50"])
+        assert.strictEqual(ran.code, 0)
+        const kept = ran.stdout.split("\n").filter((line) => /^\d+$/.test(line))
+        assert.isBelow(kept.length, 50)
+        const spilled = /(\/\S+tool_[^\s]+)/.exec(ran.stdout)?.[1]
+        assert.isDefined(spilled, ran.stdout)
+        assert.strictEqual(
+          readFileSync(spilled!, "utf8"),
+          `${Array.from({ length: 50 }, (_, i) => i + 1).join("\n")}\n`
+        )
+      }),
+    SLOW
+  )
+
+  it.live(
     "exits 124 on timeout and 128+N when the command dies by signal N",
     () =>
       Effect.gen(function* () {

@@ -159,12 +159,6 @@ export const main = async (argv: ReadonlyArray<string>): Promise<number> => {
   const mode = flags.mode ?? config.mode
   const interactive = process.stdin.isTTY === true && !flags.noInput
   const sessionID = Identifier.ascending("ses")
-  const retention = config.toolOutput.retentionDays
-  const truncate = {
-    ...(config.toolOutput.maxLines === undefined ? {} : { maxLines: config.toolOutput.maxLines }),
-    ...(config.toolOutput.maxBytes === undefined ? {} : { maxBytes: config.toolOutput.maxBytes }),
-    ...(retention === undefined ? {} : { retention: retention * 24 * 60 * 60 * 1000 })
-  }
 
   const PermissionLive = Permission.layerWith({ mode, interactive }).pipe(
     Layer.provideMerge(
@@ -172,7 +166,9 @@ export const main = async (argv: ReadonlyArray<string>): Promise<number> => {
     ),
     Layer.provideMerge(Instance.layer)
   )
-  const Live = ShellTool.layerWith({ truncate }).pipe(Layer.provideMerge(PermissionLive))
+  const Live = ShellTool.layerWith({ truncate: Config.truncateOptions(config.toolOutput) }).pipe(
+    Layer.provideMerge(PermissionLive)
+  )
 
   // Ctrl-C (and SIGTERM) stop the command: the tool kills its process group, then we exit.
   const stop = Deferred.makeUnsafe<NodeJS.Signals>()

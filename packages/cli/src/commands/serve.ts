@@ -70,7 +70,6 @@ const stack = (options: {
     Layer.provide(ApprovalStore.layerFile(NodePath.join(data, "approvals"))),
     Layer.provideMerge(Instance.layer)
   )
-  const { toolOutput } = options.config
   const Sessions = SessionPrompt.layer({
     toolkit: DefaultTools.toolkit,
     // The file's own rules, without the allow-everything agent defaults: a person
@@ -83,13 +82,7 @@ const stack = (options: {
     Layer.provideMerge(Layer.mergeAll(SessionProcessor.layer, Checkpoint.layer)),
     Layer.provideMerge(SessionStatus.layer),
     Layer.provideMerge(SessionStore.layerFile(NodePath.join(data, "session", projectID))),
-    Layer.provide(
-      Truncate.layerWith({
-        ...(toolOutput.maxLines === undefined ? {} : { maxLines: toolOutput.maxLines }),
-        ...(toolOutput.maxBytes === undefined ? {} : { maxBytes: toolOutput.maxBytes }),
-        ...(toolOutput.retentionDays === undefined ? {} : { retention: `${toolOutput.retentionDays} days` })
-      })
-    ),
+    Layer.provide(Truncate.layerWith(Config.truncateOptions(options.config.toolOutput))),
     Layer.provide(NodeServices.layer)
   )
   return Sessions.pipe(Layer.provideMerge(Permissions))
