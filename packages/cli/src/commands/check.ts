@@ -7,6 +7,7 @@ import * as NodeV8 from "node:v8"
 import type { Permission } from "@gatehouse/permission"
 import { ShellAnalysis, ShellGate, ShellParser } from "@gatehouse/shell"
 import { Effect, Exit, Layer, Scope } from "effect"
+import * as CommandFlags from "../CommandFlags.ts"
 import * as Config from "../Config.ts"
 
 const usage = `usage: gatehouse check [--config FILE] [--cwd DIR] [--shell bash|powershell] [--mode ask|auto|yolo] [--json] [--] COMMAND
@@ -36,14 +37,7 @@ interface Flags {
   command: Array<string>
 }
 
-class UsageError {
-  readonly message: string
-  constructor(message: string) {
-    this.message = message
-  }
-}
-
-const parseFlags = (argv: ReadonlyArray<string>): Flags | "help" | UsageError => {
+const parseFlags = (argv: ReadonlyArray<string>): Flags | "help" | CommandFlags.UsageError => {
   const flags: Flags = { json: false, jsonl: false, command: [] }
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!
@@ -54,10 +48,10 @@ const parseFlags = (argv: ReadonlyArray<string>): Flags | "help" | UsageError =>
     if (arg === "--help" || arg === "-h") return "help"
     const eq = arg.startsWith("--") ? arg.indexOf("=") : -1
     const name = eq === -1 ? arg : arg.slice(0, eq)
-    const takeValue = (): string | UsageError => {
+    const takeValue = (): string | CommandFlags.UsageError => {
       if (eq !== -1) return arg.slice(eq + 1)
       const value = argv[i + 1]
-      if (value === undefined) return new UsageError(`${name} needs a value`)
+      if (value === undefined) return new CommandFlags.UsageError(`${name} needs a value`)
       i++
       return value
     }
@@ -67,15 +61,14 @@ const parseFlags = (argv: ReadonlyArray<string>): Flags | "help" | UsageError =>
       case "--shell":
       case "--mode": {
         const value = takeValue()
-        if (value instanceof UsageError) return value
+        if (value instanceof CommandFlags.UsageError) return value
         if (name === "--mode") {
-          if (value !== "ask" && value !== "auto" && value !== "yolo") {
-            return new UsageError(`--mode must be ask, auto or yolo, got "${value}"`)
-          }
-          flags.mode = value
+          const parsed = CommandFlags.mode(value)
+          if (parsed instanceof CommandFlags.UsageError) return parsed
+          flags.mode = parsed
         } else if (name === "--shell") {
           if (ShellParser.knownDialect(value) === undefined) {
-            return new UsageError(
+            return new CommandFlags.UsageError(
               `--shell must be bash or powershell (or a POSIX shell or pwsh), got "${value}"`
             )
           }
@@ -91,15 +84,16 @@ const parseFlags = (argv: ReadonlyArray<string>): Flags | "help" | UsageError =>
         flags.jsonl = true
         break
       default:
-        if (arg.startsWith("-") && flags.command.length === 0) return new UsageError(`unknown option ${arg}`)
+        if (arg.startsWith("-") && flags.command.length === 0)
+          return new CommandFlags.UsageError(`unknown option ${arg}`)
         flags.command.push(...argv.slice(i))
         i = argv.length
     }
   }
   if (flags.jsonl && flags.command.length > 0)
-    return new UsageError("--jsonl reads commands from stdin: give no COMMAND")
-  if (flags.jsonl && flags.json) return new UsageError("--json and --jsonl cannot be combined")
-  if (!flags.jsonl && flags.command.length === 0) return new UsageError("no COMMAND given")
+    return new CommandFlags.UsageError("--jsonl reads commands from stdin: give no COMMAND")
+  if (flags.jsonl && flags.json) return new CommandFlags.UsageError("--json and --jsonl cannot be combined")
+  if (!flags.jsonl && flags.command.length === 0) return new CommandFlags.UsageError("no COMMAND given")
   return flags
 }
 
@@ -109,15 +103,8 @@ const parseFlags = (argv: ReadonlyArray<string>): Flags | "help" | UsageError =>
  * @since 0.0.0
  */
 export const main = async (argv: ReadonlyArray<string>): Promise<number> => {
-  const flags = parseFlags(argv)
-  if (flags === "help") {
-    console.log(usage)
-    return 0
-  }
-  if (flags instanceof UsageError) {
-    console.error(`gatehouse check: ${flags.message}\n\n${usage}`)
-    return 2
-  }
+  const flags = CommandFlags.settle("check", usage, parseFlags(argv))
+  if (typeof flags === "number") return flags
   const cwd = NodePath.resolve(flags.cwd ?? process.cwd())
   const config = await Config.loadForCommand("check", { cwd, config: flags.config })
   if (config === undefined) return 2

@@ -7,6 +7,7 @@ import { ApprovalStore, Permission } from "@gatehouse/permission"
 import { ShellContext, type ShellParser, ShellTool } from "@gatehouse/shell"
 import { Cause, Deferred, Effect, Exit, Layer, Stream } from "effect"
 import * as AskPrompt from "../AskPrompt.ts"
+import * as CommandFlags from "../CommandFlags.ts"
 import * as Config from "../Config.ts"
 import * as TerminalText from "../TerminalText.ts"
 
@@ -39,14 +40,7 @@ interface Flags {
   command: Array<string>
 }
 
-class UsageError {
-  readonly message: string
-  constructor(message: string) {
-    this.message = message
-  }
-}
-
-const parseFlags = (argv: ReadonlyArray<string>): Flags | "help" | UsageError => {
+const parseFlags = (argv: ReadonlyArray<string>): Flags | "help" | CommandFlags.UsageError => {
   const flags: Flags = { noInput: false, command: [] }
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!
@@ -67,32 +61,33 @@ const parseFlags = (argv: ReadonlyArray<string>): Flags | "help" | UsageError =>
     const eq = arg.indexOf("=")
     const name = eq === -1 ? arg : arg.slice(0, eq)
     if (!["--config", "--cwd", "--timeout", "--mode"].includes(name))
-      return new UsageError(`unknown option ${name}`)
+      return new CommandFlags.UsageError(`unknown option ${name}`)
     let value: string
     if (eq !== -1) value = arg.slice(eq + 1)
     else {
       const next = argv[i + 1]
-      if (next === undefined) return new UsageError(`${name} needs a value`)
+      if (next === undefined) return new CommandFlags.UsageError(`${name} needs a value`)
       value = next
       i++
     }
     if (name === "--config") flags.config = value
     else if (name === "--cwd") flags.cwd = value
     else if (name === "--mode") {
-      if (value !== "ask" && value !== "auto" && value !== "yolo") {
-        return new UsageError(`--mode must be ask, auto or yolo, got "${value}"`)
-      }
-      flags.mode = value
+      const parsed = CommandFlags.mode(value)
+      if (parsed instanceof CommandFlags.UsageError) return parsed
+      flags.mode = parsed
     } else {
       const ms = Number(value)
       if (!/^\d+$/.test(value) || !Number.isSafeInteger(ms) || ms <= 0) {
-        return new UsageError(`--timeout must be a positive whole number of milliseconds, got "${value}"`)
+        return new CommandFlags.UsageError(
+          `--timeout must be a positive whole number of milliseconds, got "${value}"`
+        )
       }
       flags.timeout = ms
     }
   }
   if (flags.command.length === 0 || flags.command.join(" ").trim() === "")
-    return new UsageError("no command given")
+    return new CommandFlags.UsageError("no command given")
   return flags
 }
 
@@ -144,15 +139,8 @@ const refusal = (
  * @since 0.0.0
  */
 export const main = async (argv: ReadonlyArray<string>): Promise<number> => {
-  const flags = parseFlags(argv)
-  if (flags === "help") {
-    console.log(usage)
-    return 0
-  }
-  if (flags instanceof UsageError) {
-    console.error(`gatehouse run: ${flags.message}\n\n${usage}`)
-    return 2
-  }
+  const flags = CommandFlags.settle("run", usage, parseFlags(argv))
+  if (typeof flags === "number") return flags
   const cwd = NodePath.resolve(flags.cwd ?? process.cwd())
   const config = await Config.loadForCommand("run", { cwd, config: flags.config })
   if (config === undefined) return 2

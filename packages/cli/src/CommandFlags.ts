@@ -1,0 +1,33 @@
+// What `check` and `run` share in reading their flags: the usage error, the `--mode` value,
+// and what `--help` or a bad flag prints.
+import type { Permission } from "@gatehouse/permission"
+
+/** A flag that is unknown, lacks its value or has a bad one. */
+export class UsageError {
+  readonly message: string
+  constructor(message: string) {
+    this.message = message
+  }
+}
+
+/** The value of `--mode`. */
+export const mode = (value: string): Permission.Mode | UsageError =>
+  value === "ask" || value === "auto" || value === "yolo"
+    ? value
+    : new UsageError(`--mode must be ask, auto or yolo, got "${value}"`)
+
+/**
+ * The parsed flags, or the exit code once `--help` printed the usage (0) or a bad flag its
+ * error and the usage (2).
+ */
+export const settle = <F>(command: string, usage: string, flags: F | "help" | UsageError): F | number => {
+  if (flags === "help") {
+    console.log(usage)
+    return 0
+  }
+  if (flags instanceof UsageError) {
+    console.error(`gatehouse ${command}: ${flags.message}\n\n${usage}`)
+    return 2
+  }
+  return flags
+}
