@@ -162,6 +162,26 @@ export const layer = <Tools extends Record<string, Tool.Any>>(
         Effect.andThen(store.putMessage(info), bus.publish(Message.Event.Updated, { info }))
       const putPart = (part: Message.Part) =>
         Effect.andThen(store.putPart(part), bus.publish(Message.Event.PartUpdated, { part }))
+      // A user message with one text part.
+      const putUserText = (session: Session.Info, id: string, text: string, synthetic = false) =>
+        Effect.gen(function* () {
+          const user: Message.User = {
+            id,
+            sessionID: session.id,
+            role: "user",
+            time: { created: yield* now() }
+          }
+          yield* putMessage(user)
+          yield* putPart({
+            id: Identifier.ascending("prt"),
+            sessionID: session.id,
+            messageID: id,
+            type: "text",
+            text,
+            ...(synthetic ? { synthetic: true } : {})
+          })
+          return user
+        })
 
       const newAssistant = (session: Session.Info, parentID: string, created: number, summary = false) => {
         const info: Message.Assistant = {
@@ -252,22 +272,12 @@ export const layer = <Tools extends Record<string, Tool.Any>>(
           const message = yield* store.message(session.id, assistant.id)
           if (result !== "continue") return { ok: false, message: message! }
           // The loop goes on from the summary: tell the model to carry on.
-          const created = yield* now()
-          const resume: Message.User = {
-            id: Identifier.ascending("msg"),
-            sessionID: session.id,
-            role: "user",
-            time: { created }
-          }
-          yield* putMessage(resume)
-          yield* putPart({
-            id: Identifier.ascending("prt"),
-            sessionID: session.id,
-            messageID: resume.id,
-            type: "text",
-            text: "Continue with the task from where the summary leaves off.",
-            synthetic: true
-          })
+          yield* putUserText(
+            session,
+            Identifier.ascending("msg"),
+            "Continue with the task from where the summary leaves off.",
+            true
+          )
           return { ok: true, message: message! }
         })
 
@@ -279,21 +289,8 @@ export const layer = <Tools extends Record<string, Tool.Any>>(
           const changes = Option.isSome(checkpoints)
             ? (yield* checkpoints.value.open({ session, messageID: userID, prompt: text })).changes
             : FileChanges.none
-          const created = yield* now()
-          const user: Message.User = {
-            id: userID,
-            sessionID: session.id,
-            role: "user",
-            time: { created }
-          }
-          yield* putMessage(user)
-          yield* putPart({
-            id: Identifier.ascending("prt"),
-            sessionID: session.id,
-            messageID: user.id,
-            type: "text",
-            text
-          })
+          const user = yield* putUserText(session, userID, text)
+          const created = user.time.created
           const updated = { ...session, time: { ...session.time, updated: created } }
           yield* store.putSession(updated)
           yield* bus.publish(Session.Event.Updated, { info: updated })
