@@ -20,7 +20,6 @@ import { walkBash } from "./internal/bash.ts"
 import * as Interpret from "./internal/interpret.ts"
 import { emptyWalk, type WalkResult } from "./internal/model.ts"
 import { walkPowerShell } from "./internal/powershell.ts"
-import { copyTree } from "./internal/syntax.ts"
 import { invisibleCharacter, joinContinuations, powershellLookalike } from "./internal/text.ts"
 import * as ShellParser from "./ShellParser.ts"
 
@@ -187,7 +186,7 @@ const analyzeWith = (trees: ShellParser.Trees, command: string, options: Options
   Interpret.workdir(env, cwd)
 
   if (text.length <= MAX_PARSED_TEXT) {
-    const root = trees.parse(text, dialect)
+    const root = trees.syntax(text, dialect)
     Interpret.absorb(env, walk(root, text, dialect, home), Interpret.rootScope(cwd, dialect))
     let processed = 0
     while (env.payloads.length > 0) {
@@ -203,7 +202,7 @@ const analyzeWith = (trees: ShellParser.Trees, command: string, options: Options
       const payloadText = payload.dialect === "bash" ? joinContinuations(payload.text) : payload.text
       textNotes(env, payload.text, payloadText, payload.dialect, payload.via)
       if (payloadText.length > MAX_PARSED_TEXT) continue
-      const tree = trees.parse(payloadText, payload.dialect)
+      const tree = trees.syntax(payloadText, payload.dialect)
       Interpret.absorbPayload(env, walk(tree, payloadText, payload.dialect, home), payload)
     }
   } else {
@@ -232,12 +231,11 @@ const analyzeWith = (trees: ShellParser.Trees, command: string, options: Options
 }
 
 const walk = (
-  tree: ShellParser.Tree,
+  root: ShellParser.SyntaxNode,
   text: string,
   dialect: ShellParser.Dialect,
   home: string
 ): WalkResult => {
-  const root = copyTree(tree, text)
   try {
     return dialect === "bash" ? walkBash(root, text, home) : walkPowerShell(root, text, home)
   } catch (error) {

@@ -14,8 +14,10 @@ import * as NodePath from "node:path"
 import { fileURLToPath } from "node:url"
 import { Context, Effect, Layer, Schema, type Scope } from "effect"
 import { Language, Parser, type Tree } from "web-tree-sitter"
+import { type SyntaxNode, verifiedReader, wasmTreeReader } from "./internal/syntax.ts"
 
 export type { Node, Tree } from "web-tree-sitter"
+export type { SyntaxNode } from "./internal/syntax.ts"
 
 /**
  * The grammar a command is parsed with: `bash` for POSIX shells (bash, zsh, sh, dash, ksh)
@@ -111,6 +113,12 @@ export interface Interface {
    * as an analysis and the command strings nested in it, without an Effect per tree.
    */
   readonly withTrees: <A>(use: (trees: Trees) => A) => Effect.Effect<A>
+  /**
+   * How {@link Trees.syntax} copies trees: through the runtime's own functions (`runtime`,
+   * when this layer initialised web-tree-sitter and the runtime passed the check), or
+   * through the public cursor (`cursor`, 2-3x slower, same result).
+   */
+  readonly treeReader: "runtime" | "cursor"
 }
 
 /**
@@ -120,6 +128,8 @@ export interface Interface {
  */
 export interface Trees {
   readonly parse: (text: string, dialect: Dialect) => Tree
+  /** Parses `text` and returns a plain copy of its tree (see {@link SyntaxNode}). */
+  readonly syntax: (text: string, dialect: Dialect) => SyntaxNode
 }
 
 /**
@@ -177,14 +187,15 @@ export const layerFrom = (locations: {
   Layer.effect(
     Service,
     Effect.gen(function* () {
+      // Emscripten fills this object with the runtime's exports (see wasmTreeReader).
+      const runtime = {
+        locateFile: (name: string) =>
+          name.endsWith(".wasm")
+            ? locations.runtime
+            : NodePath.join(NodePath.dirname(locations.runtime), name)
+      }
       yield* Effect.tryPromise({
-        try: () =>
-          Parser.init({
-            locateFile: (name: string) =>
-              name.endsWith(".wasm")
-                ? locations.runtime
-                : NodePath.join(NodePath.dirname(locations.runtime), name)
-          }),
+        try: () => Parser.init(runtime),
         catch: (cause) => loadError(locations.runtime, cause)
       })
       const [bashLanguage, powershellLanguage] = yield* Effect.all(
@@ -208,6 +219,8 @@ export const layerFrom = (locations: {
         if (tree === null) throw new Error(`tree-sitter returned no tree for a ${dialect} command`)
         return tree
       }
+      const fast = wasmTreeReader(runtime)
+      const read = verifiedReader(fast, parseNow)
       const parse = (text: string, dialect: Dialect): Effect.Effect<Tree, never, Scope.Scope> =>
         Effect.acquireRelease(
           Effect.sync(() => parseNow(text, dialect)),
@@ -217,21 +230,23 @@ export const layerFrom = (locations: {
         Effect.acquireUseRelease(
           Effect.sync((): Array<Tree> => []),
           (made) =>
-            Effect.sync(() =>
-              use({
-                parse: (text, dialect) => {
-                  const tree = parseNow(text, dialect)
-                  made.push(tree)
-                  return tree
-                }
+            Effect.sync(() => {
+              const parseKept = (text: string, dialect: Dialect): Tree => {
+                const tree = parseNow(text, dialect)
+                made.push(tree)
+                return tree
+              }
+              return use({
+                parse: parseKept,
+                syntax: (text, dialect) => read(parseKept(text, dialect), text)
               })
-            ),
+            }),
           (made) =>
             Effect.sync(() => {
               for (const tree of made) tree.delete()
             })
         )
-      return Service.of({ parse, withTrees })
+      return Service.of({ parse, withTrees, treeReader: read === fast ? "runtime" : "cursor" })
     })
   )
 
