@@ -109,8 +109,8 @@ export interface Interface {
   readonly parse: (text: string, dialect: Dialect) => Effect.Effect<Tree, never, Scope.Scope>
   /**
    * Runs `use` with a synchronous parser and deletes every tree it parsed when `use`
-   * returns or throws (an `acquireUseRelease`): for synchronous work on several trees, such
-   * as an analysis and the command strings nested in it, without an Effect per tree.
+   * returns or throws: for synchronous work on several trees, such as an analysis and the
+   * command strings nested in it, without an Effect per tree.
    */
   readonly withTrees: <A>(use: (trees: Trees) => A) => Effect.Effect<A>
   /**
@@ -226,26 +226,22 @@ export const layerFrom = (locations: {
           Effect.sync(() => parseNow(text, dialect)),
           (tree) => Effect.sync(() => tree.delete())
         )
+      // The work is synchronous, so nothing can interrupt it between a parse and the
+      // `finally` that deletes the tree: a try/finally is the whole acquire/release.
       const withTrees = <A>(use: (trees: Trees) => A): Effect.Effect<A> =>
-        Effect.acquireUseRelease(
-          Effect.sync((): Array<Tree> => []),
-          (made) =>
-            Effect.sync(() => {
-              const parseKept = (text: string, dialect: Dialect): Tree => {
-                const tree = parseNow(text, dialect)
-                made.push(tree)
-                return tree
-              }
-              return use({
-                parse: parseKept,
-                syntax: (text, dialect) => read(parseKept(text, dialect), text)
-              })
-            }),
-          (made) =>
-            Effect.sync(() => {
-              for (const tree of made) tree.delete()
-            })
-        )
+        Effect.sync(() => {
+          const made: Array<Tree> = []
+          const parseKept = (text: string, dialect: Dialect): Tree => {
+            const tree = parseNow(text, dialect)
+            made.push(tree)
+            return tree
+          }
+          try {
+            return use({ parse: parseKept, syntax: (text, dialect) => read(parseKept(text, dialect), text) })
+          } finally {
+            for (const tree of made) tree.delete()
+          }
+        })
       return Service.of({ parse, withTrees, treeReader: read === fast ? "runtime" : "cursor" })
     })
   )
