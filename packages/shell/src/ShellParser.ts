@@ -128,7 +128,7 @@ export interface Interface {
  */
 export interface Trees {
   readonly parse: (text: string, dialect: Dialect) => Tree
-  /** Parses `text` and returns a plain copy of its tree (see {@link SyntaxNode}). */
+  /** Parses `text` and returns a plain copy of its tree (see {@link SyntaxNode}); the tree itself is deleted once copied. */
   readonly syntax: (text: string, dialect: Dialect) => SyntaxNode
 }
 
@@ -236,8 +236,17 @@ export const layerFrom = (locations: {
             made.push(tree)
             return tree
           }
+          // A copied tree is deleted at once, while its memory is still in the cache.
+          const syntax = (text: string, dialect: Dialect): SyntaxNode => {
+            const tree = parseNow(text, dialect)
+            try {
+              return read(tree, text)
+            } finally {
+              tree.delete()
+            }
+          }
           try {
-            return use({ parse: parseKept, syntax: (text, dialect) => read(parseKept(text, dialect), text) })
+            return use({ parse: parseKept, syntax })
           } finally {
             for (const tree of made) tree.delete()
           }

@@ -515,6 +515,10 @@ const collectString = (node: SyntaxNode, parts: Array<Part>, ctx: Context): void
 }
 
 const pushUnquoted = (text: string, parts: Array<Part>): void => {
+  if (!text.includes("\\")) {
+    if (text) parts.push({ kind: "text", text, quoted: false })
+    return
+  }
   let buffer = ""
   for (let i = 0; i < text.length; i++) {
     const c = text[i]!

@@ -159,34 +159,27 @@ const lstat = (path: string): fs.Stats | "missing" | "hidden" => {
   }
 }
 
-const stat = (path: string): fs.Stats | undefined => {
-  try {
-    return fs.statSync(path, { throwIfNoEntry: false })
-  } catch {
-    return undefined
-  }
-}
-
 // Project roots with no symlink in their path, by device and inode: checking one again is
-// a single stat instead of an lstat per component of its path on every analysis.
+// a single lstat instead of one per component of its path on every analysis.
 const plainRoots = new Map<string, { readonly dev: number; readonly ino: number }>()
 const MAX_PLAIN_ROOTS = 64
 
 const isKnownPlainRoot = (root: string): boolean => {
   const known = plainRoots.get(root)
   if (known === undefined) return false
-  const found = stat(root)
-  // Still the same directory, so every path under `root` is in the project. Had a component
-  // of `root` become a symlink to that same directory, paths spelt through the new route
-  // resolve outside the root and are asked about: stricter, never looser.
-  if (found?.isDirectory() && found.dev === known.dev && found.ino === known.ino) return true
+  const found = lstat(root)
+  // Still the same directory (not a link), so every path under `root` is in the project.
+  // Had a component above it become a symlink to that same directory, paths spelt through
+  // the new route resolve outside the root and are asked about: stricter, never looser.
+  if (typeof found === "object" && found.isDirectory() && found.dev === known.dev && found.ino === known.ino)
+    return true
   plainRoots.delete(root)
   return false
 }
 
 const rememberPlainRoot = (root: string): void => {
-  const found = stat(root)
-  if (found === undefined) return
+  const found = lstat(root)
+  if (typeof found !== "object") return
   if (plainRoots.size >= MAX_PLAIN_ROOTS) plainRoots.clear()
   plainRoots.set(root, { dev: found.dev, ino: found.ino })
 }
