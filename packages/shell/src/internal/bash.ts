@@ -416,7 +416,7 @@ export const wordOf = (node: SyntaxNode, ctx: Context, assignment = false): Word
     }
     let text = part.text
     if (!part.quoted) {
-      if (/[*?[]/.test(text)) glob = true
+      if (hasGlobCharacter(text)) glob = true
       if (index === 0 && text.startsWith("~")) {
         const tilde = expandTilde(text, ctx.home)
         if (tilde === undefined) pathKnown = false
@@ -544,8 +544,11 @@ const knownVariable = (node: SyntaxNode, home: string): string | undefined => {
   return undefined
 }
 
+const hasGlobCharacter = (text: string): boolean =>
+  text.includes("*") || text.includes("?") || text.includes("[")
+
 const unescapeDouble = (text: string): string =>
-  text.replace(/\\([$`"\\\n])/g, (_, c: string) => (c === "\n" ? "" : c))
+  !text.includes("\\") ? text : text.replace(/\\([$`"\\\n])/g, (_, c: string) => (c === "\n" ? "" : c))
 
 const decodeAnsiC = (text: string): string =>
   text.replace(

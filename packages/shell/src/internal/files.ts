@@ -141,7 +141,7 @@ const CLIMBS = /(^|[\\/])\.\.([\\/]|$)/
  * read `link/..` as the directory `link` is in. When the path climbs, both are judged.
  */
 const readings = (absolute: string): Array<string> => {
-  if (!CLIMBS.test(absolute)) return [absolute]
+  if (!absolute.includes("..") || !CLIMBS.test(absolute)) return [absolute]
   const normalised = NodePath.resolve(absolute)
   return normalised === absolute ? [absolute] : [absolute, normalised]
 }
@@ -177,7 +177,7 @@ const resolveWord = (
     }
     if (process.platform !== "win32") path = path.replace(/\\/g, "/")
   }
-  if (process.platform !== "win32" && /^[A-Za-z]:[\\/]/.test(path)) {
+  if (process.platform !== "win32" && path[1] === ":" && /^[A-Za-z]:[\\/]/.test(path)) {
     return [{ absolute: `/${path.replace(/\\/g, "/")}`, text: word.raw }]
   }
   if (word.glob) {
@@ -226,7 +226,7 @@ export const touch = (
   via: PathAccess["via"],
   scope: Scope
 ): void => {
-  if (word.isStatic && URL_LIKE.test(word.value)) return
+  if (word.isStatic && word.value.includes("://") && URL_LIKE.test(word.value)) return
   if (word.path !== undefined) {
     const exempt = access === "write" ? Programs.HARMLESS_WRITES : Programs.HARMLESS_READS
     if (exempt.has(word.path)) return
@@ -288,7 +288,7 @@ export const commandRedirect = (
   if (redirect.access !== "read" && redirect.access !== "write") return
   const target = redirect.target
   if (!target) return
-  if (/^[<>]\(/.test(target.raw)) return
+  if (target.raw[1] === "(" && (target.raw[0] === "<" || target.raw[0] === ">")) return
   if (
     redirect.access === "write" &&
     !(target.path !== undefined && Programs.HARMLESS_WRITES.has(target.path))
@@ -378,7 +378,7 @@ export const argumentPaths = (
       continue
     }
     if (!endOfOptions && (word.isStatic ? text.startsWith("-") && text !== "-" : word.raw.startsWith("-"))) {
-      const eq = /^(--?[^=]+)=(.*)$/s.exec(text)
+      const eq = text.includes("=") ? /^(--?[^=]+)=(.*)$/s.exec(text) : null
       const option = eq ? eq[1]! : text
       if (
         patternOptions?.includes(option) ||
@@ -418,7 +418,7 @@ export const argumentPaths = (
       }
       continue
     }
-    if (word.isStatic && /^[A-Za-z_][A-Za-z0-9_]*=/.test(text)) {
+    if (word.isStatic && text.includes("=") && /^[A-Za-z_][A-Za-z0-9_]*=/.test(text)) {
       const [name, ...rest] = text.split("=")
       const value = rest.join("=")
       if (key === "dd" && (name === "of" || name === "if")) {

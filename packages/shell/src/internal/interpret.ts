@@ -205,10 +205,8 @@ const checkAssignment = (env: Env, command: MutableCommand, assignment: RawAssig
   }
 }
 
-const baseName = (program: string): string => {
-  const parts = program.split(/[\\/]/)
-  return parts[parts.length - 1] ?? program
-}
+const baseName = (program: string): string =>
+  program.slice(Math.max(program.lastIndexOf("/"), program.lastIndexOf("\\")) + 1)
 
 const interpretWords = (
   env: Env,
@@ -246,8 +244,7 @@ const interpretWords = (
   const base = baseName(program)
   if (base !== program && base !== "") names.push(base)
   // Aliases and cmdlets apply to bare names only: `& C:\bin\rm.exe` runs that file.
-  const bare = base === program && !/\.[a-z0-9]+$/i.test(program)
-  if (ps && bare) {
+  if (ps && base === program && !/\.[a-z0-9]+$/i.test(program)) {
     const canonical = Programs.POWERSHELL_ALIASES.get(key) ?? Programs.POWERSHELL_CMDLETS.get(key)
     if (canonical !== undefined && canonical !== program) names.push(canonical)
     if (canonical !== undefined) key = canonical.toLowerCase()

@@ -29,7 +29,7 @@ export interface Resolved {
 
 // Linux follows at most 40 symbolic links in one lookup.
 const MAX_LINKS = 40
-const SEPARATORS = process.platform === "win32" ? /[\\/]+/ : /\/+/
+const SEPARATORS = process.platform === "win32" ? /[\\/]+/ : "/"
 
 /**
  * Resolves absolute paths the way the kernel does, one component at a time from the file
@@ -51,7 +51,7 @@ export const makeResolver = (projectRoot: string): Resolver => {
   }
 
   const entry = (directory: string, name: string, depth: number): Resolved => {
-    const path = NodePath.join(directory, name)
+    const path = child(directory, name)
     const cached = entries.get(path)
     if (cached !== undefined) return cached
     let result: Resolved
@@ -91,10 +91,10 @@ export const makeResolver = (projectRoot: string): Resolver => {
             ? { real: NodePath.dirname(current.real), directory: true, exists: true }
             : cannotFollow(NodePath.dirname(current.real), current.unresolved)
       else if (current.unresolved !== undefined)
-        current = cannotFollow(NodePath.join(current.real, name), current.unresolved)
+        current = cannotFollow(child(current.real, name), current.unresolved)
       // Nothing exists below a missing file or a file that is not a directory.
       else if (!current.directory)
-        current = { real: NodePath.join(current.real, name), directory: false, exists: false }
+        current = { real: child(current.real, name), directory: false, exists: false }
       else current = entry(current.real, name, depth)
     }
     return current
@@ -183,6 +183,10 @@ const rememberPlainRoot = (root: string): void => {
   if (plainRoots.size >= MAX_PLAIN_ROOTS) plainRoots.clear()
   plainRoots.set(root, { dev: found.dev, ino: found.ino })
 }
+
+// An entry of a real directory: `name` is one component, never `.`, `..` or empty.
+const child = (directory: string, name: string): string =>
+  directory.endsWith(NodePath.sep) ? directory + name : directory + NodePath.sep + name
 
 /** `directory/path` without normalising `..` away (see {@link makeResolver}). */
 export const joinAsWritten = (directory: string, path: string): string =>

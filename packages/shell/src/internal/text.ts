@@ -210,13 +210,24 @@ const POWERSHELL_LOOKALIKES = /[\u2013\u2014\u2015\u2018\u2019\u201a\u201b\u201c
 
 /** Names the first invisible or control character of `text`, if it has one. */
 export const invisibleCharacter = (text: string): string | undefined => {
+  if (isPrintableAscii(text)) return undefined
   const match = INVISIBLE.exec(text)
   if (match === null) return undefined
   return describe(match[0])
 }
 
+// Tabs, newlines and printable ASCII: most commands, and none of them is invisible.
+const isPrintableAscii = (text: string): boolean => {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i)
+    if ((code < 0x20 && code !== 0x09 && code !== 0x0a) || code > 0x7e) return false
+  }
+  return true
+}
+
 /** Names the first character PowerShell reads as a dash or a quote although it is not one. */
 export const powershellLookalike = (text: string): string | undefined => {
+  if (isPrintableAscii(text)) return undefined
   const match = POWERSHELL_LOOKALIKES.exec(text)
   return match === null ? undefined : describe(match[0])
 }
