@@ -15,7 +15,7 @@
 import * as os from "node:os"
 import * as NodePath from "node:path"
 import { Arity } from "@gatehouse/permission"
-import type { Effect } from "effect"
+import { Effect } from "effect"
 import { walkBash } from "./internal/bash.ts"
 import * as Interpret from "./internal/interpret.ts"
 import { emptyWalk, type WalkResult } from "./internal/model.ts"
@@ -173,14 +173,18 @@ export const analyze = (
   command: string,
   options: Options
 ): Effect.Effect<Analysis, never, ShellParser.Service> =>
-  ShellParser.Service.use((parser) => parser.withTrees((trees) => analyzeWith(trees, command, options)))
+  Effect.clockWith((clock) =>
+    ShellParser.Service.use((parser) =>
+      parser.withTrees((trees) => analyzeWith(trees, command, options, clock.currentTimeMillisUnsafe()))
+    )
+  )
 
-const analyzeWith = (trees: ShellParser.Trees, command: string, options: Options): Analysis => {
+const analyzeWith = (trees: ShellParser.Trees, command: string, options: Options, now: number): Analysis => {
   const home = options.home ?? os.homedir()
   const cwd = NodePath.resolve(options.projectRoot, options.cwd)
   const dialect = options.dialect
   const text = dialect === "bash" ? joinContinuations(command) : command
-  const env = Interpret.makeEnv({ projectRoot: options.projectRoot, home, cwd })
+  const env = Interpret.makeEnv({ projectRoot: options.projectRoot, home, cwd, now })
 
   textNotes(env, command, text, dialect)
   Interpret.workdir(env, cwd)

@@ -54,8 +54,14 @@ export interface Env {
   readonly links: Array<MutableCommand>
 }
 
-export const makeEnv = (options: { projectRoot: string; home: string; cwd: string }): Env => ({
-  resolver: makeResolver(options.projectRoot),
+export const makeEnv = (options: {
+  projectRoot: string
+  home: string
+  cwd: string
+  /** The current time, in milliseconds (see {@link makeResolver}). */
+  now: number
+}): Env => ({
+  resolver: makeResolver(options.projectRoot, options.now),
   home: options.home,
   cwd: options.cwd,
   commands: [],

@@ -3,6 +3,7 @@
 // resolved), and classified inside or outside the project.
 import * as fs from "node:fs"
 import * as NodePath from "node:path"
+import { checkRoot, type Listed, rememberRoot } from "./knownRoots.ts"
 
 export interface Resolver {
   /** The real absolute path of `absolute`, resolved as the kernel does (see {@link makeResolver}). */
@@ -39,7 +40,7 @@ const SEPARATORS = process.platform === "win32" ? /[\\/]+/ : "/"
  * reached so far. Paths are never normalised as text first: `link/../x` is in the parent of
  * where `link` points, not next to `link`.
  */
-export const makeResolver = (projectRoot: string): Resolver => {
+export const makeResolver = (projectRoot: string, now: number): Resolver => {
   const root = NodePath.resolve(projectRoot)
   const rootPrefix = root.endsWith(NodePath.sep) ? root : root + NodePath.sep
   // Entries of real directories, by path (their parent is real, so the path is unambiguous).
@@ -55,8 +56,11 @@ export const makeResolver = (projectRoot: string): Resolver => {
     const cached = entries.get(path)
     if (cached !== undefined) return cached
     let result: Resolved
-    const stat = lstat(path)
-    if (stat === "missing") result = { real: path, directory: false, exists: false }
+    const listed = rootListing !== undefined && directory === root ? rootListing(name) : undefined
+    const stat = listed === undefined ? lstat(path) : undefined
+    if (listed === "missing") result = { real: path, directory: false, exists: false }
+    else if (stat === undefined) result = { real: path, directory: listed === "directory", exists: true }
+    else if (stat === "missing") result = { real: path, directory: false, exists: false }
     // Not ours to look at (no permission): it may well be there for a `sudo`, and may be a
     // directory, so what is below it is looked up too.
     else if (stat === "hidden") result = { real: path, directory: true, exists: true }
@@ -105,17 +109,22 @@ export const makeResolver = (projectRoot: string): Resolver => {
   let rootResolved: Resolved | undefined
   let resolvingRoot = false
   let realRootPrefix = ""
+  // The remembered listing of a plain root: its entries need no lookup of their own.
+  let rootListing: ((name: string) => Listed) | undefined
   const realRoot = (): Resolved => {
     if (rootResolved === undefined) {
-      if (isKnownPlainRoot(root)) rootResolved = { real: root, directory: true, exists: true }
-      else {
+      const known = checkRoot(root, now)
+      if (known !== undefined) {
+        rootResolved = { real: root, directory: true, exists: true }
+        rootListing = known.lookup
+      } else {
         resolvingRoot = true
         try {
           rootResolved = walk(root, root, 0)
         } finally {
           resolvingRoot = false
         }
-        if (rootResolved.real === root && rootResolved.directory) rememberPlainRoot(root)
+        if (rootResolved.real === root && rootResolved.directory) rememberRoot(root)
       }
       realRootPrefix = rootResolved.real.endsWith(NodePath.sep)
         ? rootResolved.real
@@ -157,31 +166,6 @@ const lstat = (path: string): fs.Stats | "missing" | "hidden" => {
   } catch (error) {
     return MISSING_CODES.has((error as NodeJS.ErrnoException).code ?? "") ? "missing" : "hidden"
   }
-}
-
-// Project roots with no symlink in their path, by device and inode: checking one again is
-// a single lstat instead of one per component of its path on every analysis.
-const plainRoots = new Map<string, { readonly dev: number; readonly ino: number }>()
-const MAX_PLAIN_ROOTS = 64
-
-const isKnownPlainRoot = (root: string): boolean => {
-  const known = plainRoots.get(root)
-  if (known === undefined) return false
-  const found = lstat(root)
-  // Still the same directory (not a link), so every path under `root` is in the project.
-  // Had a component above it become a symlink to that same directory, paths spelt through
-  // the new route resolve outside the root and are asked about: stricter, never looser.
-  if (typeof found === "object" && found.isDirectory() && found.dev === known.dev && found.ino === known.ino)
-    return true
-  plainRoots.delete(root)
-  return false
-}
-
-const rememberPlainRoot = (root: string): void => {
-  const found = lstat(root)
-  if (typeof found !== "object") return
-  if (plainRoots.size >= MAX_PLAIN_ROOTS) plainRoots.clear()
-  plainRoots.set(root, { dev: found.dev, ino: found.ino })
 }
 
 // An entry of a real directory: `name` is one component, never `.`, `..` or empty.

@@ -1,0 +1,113 @@
+// The listing of a project root that spares its entries a lookup each: it must never say
+// "missing" for a name that is there, nor outlive a change to the root.
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as NodePath from "node:path"
+import { assert, describe, it, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import { TestClock } from "effect/testing"
+import { afterEach } from "vitest"
+import { ShellAnalysis, ShellParser } from "../src/index.ts"
+import { checkRoot, rememberRoot } from "../src/internal/knownRoots.ts"
+
+const made: Array<string> = []
+afterEach(() => {
+  for (const dir of made.splice(0)) fs.rmSync(dir, { recursive: true, force: true })
+})
+
+const makeRoot = (): string => {
+  const root = fs.realpathSync(fs.mkdtempSync(NodePath.join(os.tmpdir(), "gatehouse-roots-")))
+  made.push(root)
+  return root
+}
+
+// A minute from now: the root's last change is then long enough ago for its listing to be
+// trusted.
+const later = (): number => Date.now() + 60_000
+
+describe("checkRoot", () => {
+  it("knows nothing of a root it was not told about", () => {
+    assert.isUndefined(checkRoot(makeRoot(), later()))
+  })
+
+  it("lists a settled root and answers for its entries without a lookup", () => {
+    const root = makeRoot()
+    fs.writeFileSync(NodePath.join(root, "package.json"), "{}")
+    fs.mkdirSync(NodePath.join(root, "src"))
+    fs.symlinkSync("/etc", NodePath.join(root, "etc-link"))
+    fs.mkdirSync(NodePath.join(root, "Docs"))
+    rememberRoot(root)
+    const lookup = checkRoot(root, later())?.lookup
+    assert.isDefined(lookup)
+    assert.strictEqual(lookup!("package.json"), "file")
+    assert.strictEqual(lookup!("src"), "directory")
+    assert.strictEqual(lookup!("build"), "missing")
+    // A symlink is followed by a lookup, never answered from the listing.
+    assert.isUndefined(lookup!("etc-link"))
+    // Another case may be the same entry on a case-insensitive file system.
+    assert.isUndefined(lookup!("docs"))
+    assert.isUndefined(lookup!("SRC"))
+    // Non-ASCII names may be normalised by the file system: looked up.
+    assert.isUndefined(lookup!("é"))
+  })
+
+  it("does not list a root that changed in the last seconds (its clock may not have ticked since)", () => {
+    const root = makeRoot()
+    rememberRoot(root)
+    const known = checkRoot(root, Date.now())
+    assert.isDefined(known)
+    assert.isUndefined(known!.lookup)
+  })
+
+  it("drops the listing when an entry is added, even with the modification time set back", () => {
+    const root = makeRoot()
+    rememberRoot(root)
+    assert.strictEqual(checkRoot(root, later())?.lookup?.("x"), "missing")
+    const { mtime } = fs.statSync(root)
+    fs.symlinkSync("/etc/passwd", NodePath.join(root, "x"))
+    // utimes can put the modification time back, but it moves the change time forward.
+    fs.utimesSync(root, mtime, mtime)
+    assert.strictEqual(fs.statSync(root).mtimeMs, mtime.getTime())
+    const known = checkRoot(root, later())
+    assert.isDefined(known?.lookup)
+    assert.isUndefined(known?.lookup?.("x"))
+  })
+
+  it("lists a root removed and made again afresh, even when it gets the same inode", () => {
+    const root = makeRoot()
+    rememberRoot(root)
+    assert.strictEqual(checkRoot(root, later())?.lookup?.("y"), "missing")
+    fs.rmSync(root, { recursive: true })
+    fs.mkdirSync(root)
+    fs.writeFileSync(NodePath.join(root, "y"), "")
+    const known = checkRoot(root, later())
+    assert.notStrictEqual(known?.lookup?.("y"), "missing")
+  })
+})
+
+layer(ShellParser.layer)("analysis with a listed root", (it) => {
+  it.effect("a link made in the root after it was listed is followed by the next analysis", () =>
+    Effect.gen(function* () {
+      const root = makeRoot()
+      const outside = makeRoot()
+      fs.writeFileSync(NodePath.join(outside, "secret"), "s")
+      yield* TestClock.setTime(later())
+      const analyze = (command: string) =>
+        ShellAnalysis.analyze(command, { cwd: root, projectRoot: root, dialect: "bash", home: outside })
+      // The first analysis remembers the root, the second lists it.
+      yield* analyze("cat notes")
+      const before = yield* analyze("cat notes")
+      assert.isDefined(checkRoot(root, later())?.lookup)
+      assert.deepStrictEqual(
+        before.paths.map((p) => [p.text, p.inside, p.exists]),
+        [["notes", true, false]]
+      )
+      fs.symlinkSync(NodePath.join(outside, "secret"), NodePath.join(root, "notes"))
+      const after = yield* analyze("cat notes")
+      assert.deepStrictEqual(
+        after.paths.map((p) => [p.text, p.path, p.inside, p.exists]),
+        [["notes", NodePath.join(outside, "secret"), false, true]]
+      )
+    })
+  )
+})
