@@ -61,9 +61,13 @@ const LONGEST_KEY = Math.max(...[...table.keys()].map((key) => key.split(" ").le
  * @since 0.0.0
  */
 export const prefix = (tokens: ReadonlyArray<string>): ReadonlyArray<string> => {
-  for (let length = Math.min(tokens.length, LONGEST_KEY); length > 0; length--) {
-    const arity = table.get(tokens.slice(0, length).join(" "))
-    if (arity !== undefined) return tokens.slice(0, arity)
+  if (tokens.length === 0) return []
+  // Every listed prefix of the tokens, shortest first: the last one found is the longest.
+  let key = tokens[0]!
+  let arity = table.get(key) ?? 1
+  for (let length = 2; length <= Math.min(tokens.length, LONGEST_KEY); length++) {
+    key += ` ${tokens[length - 1]}`
+    arity = table.get(key) ?? arity
   }
-  return tokens.slice(0, 1)
+  return tokens.slice(0, arity)
 }

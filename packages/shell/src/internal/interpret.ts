@@ -58,7 +58,11 @@ export const finish = (
     }
   }
   return env.commands.map((c) => {
-    const text = [...c.assignments, ...c.argv, ...c.redirects.map(renderRedirect)].join(" ")
+    let text = ""
+    for (const part of c.assignments) text += text === "" ? part : ` ${part}`
+    for (const part of c.argv) text += text === "" ? part : ` ${part}`
+    for (const redirect of c.redirects)
+      text += text === "" ? renderRedirect(redirect) : ` ${renderRedirect(redirect)}`
     const command: Command = {
       index: c.index,
       text,
@@ -114,8 +118,8 @@ const interpretRaw = (
   }
   env.commands.push(command)
   if (words.problem) commandNote(command, "unmodelled", words.problem)
-  for (const assignment of [...raw.assignments, ...(raw.declared ?? [])])
-    checkAssignment(env, command, assignment)
+  for (const assignment of raw.assignments) checkAssignment(env, command, assignment)
+  for (const assignment of raw.declared ?? []) checkAssignment(env, command, assignment)
   for (const redirect of raw.redirects) commandRedirect(env, command, redirect, scope)
   if (words.words.length > 0) {
     interpretWords(
@@ -237,11 +241,11 @@ const interpretWords = (
   if (braced)
     commandNote(command, "unmodelled", `the program name comes from the brace expansion \`${name.raw}\``)
   const program = name.value
-  let key = baseName(program).toLowerCase()
+  const base = baseName(program)
+  let key = base.toLowerCase()
   if (ps || process.platform === "win32") key = key.replace(/\.(exe|cmd|bat|com)$/, "")
   // The names the program is judged by, besides argv[0] as written.
   const names: Array<string> = []
-  const base = baseName(program)
   if (base !== program && base !== "") names.push(base)
   // Aliases and cmdlets apply to bare names only: `& C:\bin\rm.exe` runs that file.
   if (ps && base === program && !/\.[a-z0-9]+$/i.test(program)) {
@@ -254,7 +258,7 @@ const interpretWords = (
     // macOS and Windows file systems ignore case: `RM` runs rm.
     names.push(base.toLowerCase())
   }
-  command.names = [...new Set(names)]
+  command.names = names.length < 2 ? names : [...new Set(names)]
 
   if (callOperator === ".") {
     commandNote(command, "unmodelled", `dot-sources \`${program}\`: the code it runs is not analysed`)

@@ -154,7 +154,8 @@ export const INTERPRETERS: ReadonlyMap<string, ReadonlyArray<string>> = new Map(
   ["emacs", ["--eval", "-l", "--load", "-f", "--funcall"]]
 ])
 
-export const isPython = (key: string): boolean => /^(python|pypy)(\d+(\.\d+)*)?$/.test(key)
+export const isPython = (key: string): boolean =>
+  key.startsWith("py") && /^(python|pypy)(\d+(\.\d+)*)?$/.test(key)
 
 /**
  * Programs an "always allow" must never cover as a whole (`bash *`, `sudo *`, `python *`):
