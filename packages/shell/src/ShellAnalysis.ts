@@ -15,7 +15,7 @@
 import * as os from "node:os"
 import * as NodePath from "node:path"
 import { Arity } from "@gatehouse/permission"
-import { Effect } from "effect"
+import { Clock, Context, Effect } from "effect"
 import { walkBash } from "./internal/bash.ts"
 import * as Interpret from "./internal/interpret.ts"
 import { emptyWalk, type WalkResult } from "./internal/model.ts"
@@ -155,7 +155,7 @@ const MAX_PAYLOADS = 64
  *
  * @example
  * ```ts
- * import { Effect } from "effect"
+ * import { Clock, Context, Effect } from "effect"
  * import { ShellAnalysis, ShellParser } from "@gatehouse/shell"
  *
  * const program = ShellAnalysis.analyze("CI=1 sudo rm -rf build && cat ~/.ssh/id_rsa", {
@@ -173,9 +173,10 @@ export const analyze = (
   command: string,
   options: Options
 ): Effect.Effect<Analysis, never, ShellParser.Service> =>
-  Effect.clockWith((clock) =>
-    ShellParser.Service.use((parser) =>
-      parser.withTrees((trees) => analyzeWith(trees, command, options, clock.currentTimeMillisUnsafe()))
+  // The parser and the clock (file times are compared with it), read from the fiber at once.
+  Effect.withFiber<Analysis, never, ShellParser.Service>((fiber) =>
+    Context.getUnsafe(fiber.context, ShellParser.Service).withTrees((trees) =>
+      analyzeWith(trees, command, options, fiber.getRef(Clock.Clock).currentTimeMillisUnsafe())
     )
   )
 

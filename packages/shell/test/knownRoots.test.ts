@@ -61,13 +61,15 @@ describe("checkRoot", () => {
 
   it("drops the listing when an entry is added, even with the modification time set back", () => {
     const root = makeRoot()
+    // A whole second, so that it can be set back exactly.
+    const mtime = 1_700_000_000
+    fs.utimesSync(root, mtime, mtime)
     rememberRoot(root)
     assert.strictEqual(checkRoot(root, later())?.lookup?.("x"), "missing")
-    const { mtime } = fs.statSync(root)
     fs.symlinkSync("/etc/passwd", NodePath.join(root, "x"))
     // utimes can put the modification time back, but it moves the change time forward.
     fs.utimesSync(root, mtime, mtime)
-    assert.strictEqual(fs.statSync(root).mtimeMs, mtime.getTime())
+    assert.strictEqual(fs.statSync(root).mtimeMs, mtime * 1000)
     const known = checkRoot(root, later())
     assert.isDefined(known?.lookup)
     assert.isUndefined(known?.lookup?.("x"))

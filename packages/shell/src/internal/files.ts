@@ -203,13 +203,9 @@ const resolveWord = (
     path = globPrefix(path)
   }
   const out: Array<{ absolute: string; text: string }> = []
-  const seen = new Set<string>()
   for (const cwd of scope.cwds) {
     for (const absolute of readings(NodePath.isAbsolute(path) ? path : joinAsWritten(cwd, path))) {
-      if (!seen.has(absolute)) {
-        seen.add(absolute)
-        out.push({ absolute, text: word.raw })
-      }
+      if (!out.some((seen) => seen.absolute === absolute)) out.push({ absolute, text: word.raw })
     }
   }
   if (scope.unknown && !NodePath.isAbsolute(path)) {

@@ -85,7 +85,7 @@ export const makeResolver = (projectRoot: string, now: number): Resolver => {
 
   // `path` (relative to the real directory `from`, or absolute) one component at a time.
   const walk = (from: string, path: string, depth: number): Resolved => {
-    const top = NodePath.isAbsolute(path) ? NodePath.parse(path).root : ""
+    const top = !NodePath.isAbsolute(path) ? "" : NodePath.sep === "/" ? "/" : NodePath.parse(path).root
     let current: Resolved = { real: top === "" ? from : top, directory: true, exists: true }
     for (const name of path.slice(top.length).split(SEPARATORS)) {
       if (name === "" || name === ".") continue
