@@ -399,6 +399,10 @@ type Part =
 
 /** Resolves a word node: quotes removed where static, `$HOME`/`$PWD`/`~` known for paths. */
 export const wordOf = (node: SyntaxNode, ctx: Context, assignment = false): Word => {
+  if (node.type === "word") {
+    const text = node.text
+    if (!text.includes("\\")) return plainWord(text, ctx, assignment)
+  }
   const parts: Array<Part> = []
   collect(node, parts, ctx)
   let isStatic = true
@@ -437,6 +441,21 @@ export const wordOf = (node: SyntaxNode, ctx: Context, assignment = false): Word
     path: pathKnown ? path : undefined,
     glob,
     ...(isStatic ? { segments } : {})
+  }
+}
+
+// A word with no quote, escape or expansion: most of them, read without splitting.
+const plainWord = (text: string, ctx: Context, assignment: boolean): Word => {
+  let path: string | undefined = text
+  if (text.startsWith("~")) path = expandTilde(text, ctx.home)
+  else if (assignment && text.includes(":~")) path = text.replaceAll(":~/", `:${ctx.home}/`)
+  return {
+    value: text,
+    raw: text,
+    isStatic: true,
+    path,
+    glob: hasGlobCharacter(text),
+    segments: [{ text, quoted: false }]
   }
 }
 

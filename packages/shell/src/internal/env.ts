@@ -22,8 +22,11 @@ export interface Payload {
   readonly via: string
 }
 
+/** A command while it is interpreted; {@link finish} fills in its text and prefix. */
 export interface MutableCommand {
   index: number
+  text: string
+  prefix: ReadonlyArray<string>
   source: string
   argv: Array<string>
   assignments: Array<string>

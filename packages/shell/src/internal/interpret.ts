@@ -57,31 +57,16 @@ export const finish = (
       )
     }
   }
-  return env.commands.map((c) => {
+  for (const c of env.commands) {
     let text = ""
     for (const part of c.assignments) text += text === "" ? part : ` ${part}`
     for (const part of c.argv) text += text === "" ? part : ` ${part}`
     for (const redirect of c.redirects)
       text += text === "" ? renderRedirect(redirect) : ` ${renderRedirect(redirect)}`
-    const command: Command = {
-      index: c.index,
-      text,
-      source: c.source,
-      argv: c.argv,
-      assignments: c.assignments,
-      redirects: c.redirects,
-      prefix: prefix(c.argv),
-      dialect: c.dialect,
-      origin: c.origin,
-      names: c.names,
-      changesDirectory: c.changesDirectory,
-      notes: c.notes,
-      ...(c.parent === undefined ? {} : { parent: c.parent }),
-      ...(c.via === undefined ? {} : { via: c.via }),
-      ...(c.wraps === undefined ? {} : { wraps: c.wraps })
-    }
-    return command
-  })
+    c.text = text
+    c.prefix = prefix(c.argv)
+  }
+  return env.commands
 }
 
 export const renderRedirect = (r: Redirect): string => {
@@ -104,6 +89,8 @@ const interpretRaw = (
   const words = expandWords(raw.words, scope.dialect)
   const command: MutableCommand = {
     index: env.commands.length,
+    text: "",
+    prefix: [],
     source: raw.source,
     argv: words.words.map((w) => w.value),
     assignments: raw.assignments.map((a) => `${a.name}=${a.value.value}`),
@@ -112,10 +99,10 @@ const interpretRaw = (
     origin,
     names: [],
     changesDirectory: false,
-    notes: raw.problems.map((message) => ({ kind: "unmodelled" as const, message })),
-    ...(parent === undefined ? {} : { parent }),
-    ...(via === undefined ? {} : { via })
+    notes: raw.problems.map((message) => ({ kind: "unmodelled" as const, message }))
   }
+  if (parent !== undefined) command.parent = parent
+  if (via !== undefined) command.via = via
   env.commands.push(command)
   if (words.problem) commandNote(command, "unmodelled", words.problem)
   for (const assignment of raw.assignments) checkAssignment(env, command, assignment)
@@ -142,17 +129,20 @@ const toRedirect = (r: RawRedirect): Redirect => ({
   ...(r.target === undefined ? {} : { target: r.target.value })
 })
 
+const hasBraces = (word: Word): boolean =>
+  word.isStatic && word.segments !== undefined && word.segments.some((s) => !s.quoted && s.text.includes("{"))
+
 // Bash brace expansion turns one static word into several.
 const expandWords = (
   words: ReadonlyArray<Word>,
   dialect: Dialect
-): { words: Array<Word>; problem?: string; braced: boolean } => {
-  if (dialect !== "bash") return { words: [...words], braced: false }
+): { words: ReadonlyArray<Word>; problem?: string; braced: boolean } => {
+  if (dialect !== "bash" || !words.some(hasBraces)) return { words, braced: false }
   const out: Array<Word> = []
   let braced = false
   let problem: string | undefined
   for (const word of words) {
-    if (!word.isStatic || !word.segments?.some((s) => !s.quoted && s.text.includes("{"))) {
+    if (!hasBraces(word) || word.segments === undefined) {
       out.push(word)
       continue
     }
