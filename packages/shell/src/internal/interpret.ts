@@ -130,7 +130,7 @@ const toRedirect = (r: RawRedirect): Redirect => ({
 })
 
 const hasBraces = (word: Word): boolean =>
-  word.isStatic && word.segments !== undefined && word.segments.some((s) => !s.quoted && s.text.includes("{"))
+  word.isStatic && word.segments?.some((s) => !s.quoted && s.text.includes("{")) === true
 
 // Bash brace expansion turns one static word into several.
 const expandWords = (
