@@ -111,10 +111,10 @@ const copyWith = (cursor: Cursor, tree: Tree, source: string, hasError: boolean)
   let count = 0
   const make = (parent: SyntaxNode | null, index: number): SyntaxNode => {
     const typeId = cursor.typeId()
-    let isNamed = named.get(typeId)
+    let isNamed = named[typeId]
     if (isNamed === undefined) {
       isNamed = cursor.isNamed()
-      named.set(typeId, isNamed)
+      named[typeId] = isNamed
     }
     return new SyntaxNode(
       count++,
@@ -213,32 +213,44 @@ export const wasmTreeReader = (module: object): TreeReader | undefined => {
   const m = module as Partial<WasmModule>
   if (!WASM_FUNCTIONS.every((name) => typeof m[name] === "function")) return undefined
   const wasm = m as WasmModule
+  // Read off the module once: it has hundreds of properties, each a slow lookup.
+  const rootNode = wasm._ts_tree_root_node_wasm
+  const hasError = wasm._ts_node_has_error_wasm
+  const newCursor = wasm._ts_tree_cursor_new_wasm
+  const deleteCursor = wasm._ts_tree_cursor_delete_wasm
+  const typeId = wasm._ts_tree_cursor_current_node_type_id_wasm
+  const isNamed = wasm._ts_tree_cursor_current_node_is_named_wasm
+  const isMissing = wasm._ts_tree_cursor_current_node_is_missing_wasm
+  const fieldId = wasm._ts_tree_cursor_current_field_id_wasm
+  const startIndex = wasm._ts_tree_cursor_start_index_wasm
+  const endIndex = wasm._ts_tree_cursor_end_index_wasm
+  const firstChild = wasm._ts_tree_cursor_goto_first_child_wasm
+  const nextSibling = wasm._ts_tree_cursor_goto_next_sibling_wasm
+  const parent = wasm._ts_tree_cursor_goto_parent_wasm
+  // The tree being copied (copies are synchronous, one at a time).
+  let handle = 0
+  const cursor: Cursor = {
+    typeId: () => typeId(handle),
+    isNamed: () => isNamed(handle) === 1,
+    isMissing: () => isMissing(handle) === 1,
+    fieldId: () => fieldId(handle),
+    startIndex: () => startIndex(handle),
+    endIndex: () => endIndex(handle),
+    gotoFirstChild: () => firstChild(handle) === 1,
+    gotoNextSibling: () => nextSibling(handle) === 1,
+    gotoParent: () => void parent(handle)
+  }
   return (tree, source) => {
     // The tree's handle in the runtime (web-tree-sitter keeps it at index 0).
-    const handle = (tree as unknown as Record<number, number>)[0]!
-    wasm._ts_tree_root_node_wasm(handle)
-    const hasError = wasm._ts_node_has_error_wasm(handle) === 1
-    wasm._ts_tree_root_node_wasm(handle)
-    wasm._ts_tree_cursor_new_wasm(handle)
+    handle = (tree as unknown as Record<number, number>)[0]!
+    rootNode(handle)
+    const withErrors = hasError(handle) === 1
+    rootNode(handle)
+    newCursor(handle)
     try {
-      return copyWith(
-        {
-          typeId: () => wasm._ts_tree_cursor_current_node_type_id_wasm(handle),
-          isNamed: () => wasm._ts_tree_cursor_current_node_is_named_wasm(handle) === 1,
-          isMissing: () => wasm._ts_tree_cursor_current_node_is_missing_wasm(handle) === 1,
-          fieldId: () => wasm._ts_tree_cursor_current_field_id_wasm(handle),
-          startIndex: () => wasm._ts_tree_cursor_start_index_wasm(handle),
-          endIndex: () => wasm._ts_tree_cursor_end_index_wasm(handle),
-          gotoFirstChild: () => wasm._ts_tree_cursor_goto_first_child_wasm(handle) === 1,
-          gotoNextSibling: () => wasm._ts_tree_cursor_goto_next_sibling_wasm(handle) === 1,
-          gotoParent: () => void wasm._ts_tree_cursor_goto_parent_wasm(handle)
-        },
-        tree,
-        source,
-        hasError
-      )
+      return copyWith(cursor, tree, source, withErrors)
     } finally {
-      wasm._ts_tree_cursor_delete_wasm(handle)
+      deleteCursor(handle)
     }
   }
 }
@@ -287,12 +299,12 @@ export const sameTree = (a: SyntaxNode, b: SyntaxNode): boolean =>
   a.children.length === b.children.length &&
   a.children.every((child, index) => sameTree(child, b.children[index]!))
 
-// Whether a node type is named, learnt once per grammar and type.
-const namedByLanguage = new WeakMap<Language, Map<number, boolean>>()
-const namedTypes = (language: Language): Map<number, boolean> => {
+// Whether a node type is named, learnt once per grammar and type (by type id).
+const namedByLanguage = new WeakMap<Language, Array<boolean | undefined>>()
+const namedTypes = (language: Language): Array<boolean | undefined> => {
   let named = namedByLanguage.get(language)
   if (named === undefined) {
-    named = new Map()
+    named = []
     namedByLanguage.set(language, named)
   }
   return named
