@@ -40,23 +40,61 @@ const SEPARATORS = process.platform === "win32" ? /[\\/]+/ : "/"
  * reached so far. Paths are never normalised as text first: `link/../x` is in the parent of
  * where `link` points, not next to `link`.
  */
-export const makeResolver = (projectRoot: string, now: number): Resolver => {
-  const root = NodePath.resolve(projectRoot)
-  const rootPrefix = root.endsWith(NodePath.sep) ? root : root + NodePath.sep
+export const makeResolver = (projectRoot: string, now: number): Resolver =>
+  new KernelResolver(projectRoot, now)
+
+class KernelResolver implements Resolver {
+  readonly root: string
+  private readonly rootPrefix: string
+  private readonly now: number
   // Entries of real directories, by path (their parent is real, so the path is unambiguous).
-  const entries = new Map<string, Resolved>()
-  const unresolved = new Set<string>()
-  const cannotFollow = (real: string, reason: string): Resolved => {
-    unresolved.add(real)
+  private readonly entries = new Map<string, Resolved>()
+  private readonly unresolved = new Set<string>()
+  // The root is resolved on the first path that needs it: a command that names no file
+  // makes no system call.
+  private rootResolved: Resolved | undefined = undefined
+  private resolvingRoot = false
+  private realRootPrefix = ""
+  // The remembered listing of a plain root: its entries need no lookup of their own.
+  private rootListing: ((name: string) => Listed) | undefined = undefined
+
+  constructor(projectRoot: string, now: number) {
+    this.root = NodePath.resolve(projectRoot)
+    this.rootPrefix = this.root.endsWith(NodePath.sep) ? this.root : this.root + NodePath.sep
+    this.now = now
+  }
+
+  real(absolute: string): string {
+    return this.resolvePath(absolute, 0).real
+  }
+
+  resolve(absolute: string): Resolved {
+    return this.resolvePath(absolute, 0)
+  }
+
+  inside(path: string): boolean {
+    return (
+      !this.unresolved.has(path) && (path === this.realRoot().real || path.startsWith(this.realRootPrefix))
+    )
+  }
+
+  relative(path: string): string {
+    const relative = path === this.realRoot().real ? "" : path.slice(this.realRootPrefix.length)
+    return NodePath.sep === "/" ? relative : relative.split(NodePath.sep).join("/")
+  }
+
+  private cannotFollow(real: string, reason: string): Resolved {
+    this.unresolved.add(real)
     return { real, directory: false, exists: true, unresolved: reason }
   }
 
-  const entry = (directory: string, name: string, depth: number): Resolved => {
+  private entry(directory: string, name: string, depth: number): Resolved {
     const path = child(directory, name)
-    const cached = entries.get(path)
+    const cached = this.entries.get(path)
     if (cached !== undefined) return cached
     let result: Resolved
-    const listed = rootListing !== undefined && directory === root ? rootListing(name) : undefined
+    const listed =
+      this.rootListing !== undefined && directory === this.root ? this.rootListing(name) : undefined
     const stat = listed === undefined ? lstat(path) : undefined
     if (listed === "missing") result = { real: path, directory: false, exists: false }
     else if (stat === undefined) result = { real: path, directory: listed === "directory", exists: true }
@@ -66,10 +104,10 @@ export const makeResolver = (projectRoot: string, now: number): Resolver => {
     else if (stat === "hidden") result = { real: path, directory: true, exists: true }
     else if (!stat.isSymbolicLink()) result = { real: path, directory: stat.isDirectory(), exists: true }
     else if (depth >= MAX_LINKS)
-      result = cannotFollow(path, `it goes through more than ${MAX_LINKS} symbolic links`)
+      result = this.cannotFollow(path, `it goes through more than ${MAX_LINKS} symbolic links`)
     // /proc/self, /proc/<pid>/cwd, /dev/fd/…: what they point to depends on the process that
     // looks, and the command is not this one.
-    else if (path.startsWith("/proc/")) result = cannotFollow(path, "it goes through a /proc link")
+    else if (path.startsWith("/proc/")) result = this.cannotFollow(path, "it goes through a /proc link")
     else {
       let target: string
       try {
@@ -77,14 +115,16 @@ export const makeResolver = (projectRoot: string, now: number): Resolver => {
       } catch {
         target = path
       }
-      result = NodePath.isAbsolute(target) ? resolve(target, depth + 1) : walk(directory, target, depth + 1)
+      result = NodePath.isAbsolute(target)
+        ? this.resolvePath(target, depth + 1)
+        : this.walk(directory, target, depth + 1)
     }
-    entries.set(path, result)
+    this.entries.set(path, result)
     return result
   }
 
   // `path` (relative to the real directory `from`, or absolute) one component at a time.
-  const walk = (from: string, path: string, depth: number): Resolved => {
+  private walk(from: string, path: string, depth: number): Resolved {
     const top = !NodePath.isAbsolute(path) ? "" : NodePath.sep === "/" ? "/" : NodePath.parse(path).root
     let current: Resolved = { real: top === "" ? from : top, directory: true, exists: true }
     for (const name of path.slice(top.length).split(SEPARATORS)) {
@@ -93,67 +133,51 @@ export const makeResolver = (projectRoot: string, now: number): Resolver => {
         current =
           current.unresolved === undefined
             ? { real: NodePath.dirname(current.real), directory: true, exists: true }
-            : cannotFollow(NodePath.dirname(current.real), current.unresolved)
+            : this.cannotFollow(NodePath.dirname(current.real), current.unresolved)
       else if (current.unresolved !== undefined)
-        current = cannotFollow(child(current.real, name), current.unresolved)
+        current = this.cannotFollow(child(current.real, name), current.unresolved)
       // Nothing exists below a missing file or a file that is not a directory.
       else if (!current.directory)
         current = { real: child(current.real, name), directory: false, exists: false }
-      else current = entry(current.real, name, depth)
+      else current = this.entry(current.real, name, depth)
     }
     return current
   }
 
-  // The root is resolved on the first path that needs it: a command that names no file
-  // makes no system call.
-  let rootResolved: Resolved | undefined
-  let resolvingRoot = false
-  let realRootPrefix = ""
-  // The remembered listing of a plain root: its entries need no lookup of their own.
-  let rootListing: ((name: string) => Listed) | undefined
-  const realRoot = (): Resolved => {
-    if (rootResolved === undefined) {
-      const known = checkRoot(root, now)
+  private realRoot(): Resolved {
+    if (this.rootResolved === undefined) {
+      const known = checkRoot(this.root, this.now)
+      let resolved: Resolved
       if (known !== undefined) {
-        rootResolved = { real: root, directory: true, exists: true }
-        rootListing = known.lookup
+        resolved = { real: this.root, directory: true, exists: true }
+        this.rootListing = known.lookup
       } else {
-        resolvingRoot = true
+        this.resolvingRoot = true
         try {
-          rootResolved = walk(root, root, 0)
+          resolved = this.walk(this.root, this.root, 0)
         } finally {
-          resolvingRoot = false
+          this.resolvingRoot = false
         }
-        if (rootResolved.real === root && rootResolved.directory) rememberRoot(root)
+        if (resolved.real === this.root && resolved.directory) rememberRoot(this.root)
       }
-      realRootPrefix = rootResolved.real.endsWith(NodePath.sep)
-        ? rootResolved.real
-        : rootResolved.real + NodePath.sep
+      this.rootResolved = resolved
+      this.realRootPrefix = resolved.real.endsWith(NodePath.sep)
+        ? resolved.real
+        : resolved.real + NodePath.sep
     }
-    return rootResolved
+    return this.rootResolved
   }
 
   // Under the root as given, the walk starts from the root's real path: the components it
   // shares with the root resolve to just that.
-  const resolve = (absolute: string, depth: number): Resolved => {
+  private resolvePath(absolute: string, depth: number): Resolved {
     // (While the root itself is being resolved, a symlink on its way back under it is
     // walked from the top like any path, so a loop ends at MAX_LINKS.)
-    if (resolvingRoot) return walk(absolute, absolute, depth)
-    if (absolute === root) return realRoot()
-    if (absolute.startsWith(rootPrefix))
-      return walk(realRoot().real, absolute.slice(rootPrefix.length), depth)
-    return walk(absolute, absolute, depth)
-  }
-
-  return {
-    real: (absolute) => resolve(absolute, 0).real,
-    resolve: (absolute) => resolve(absolute, 0),
-    root,
-    inside: (path) => !unresolved.has(path) && (path === realRoot().real || path.startsWith(realRootPrefix)),
-    relative: (path) => {
-      const relative = path === realRoot().real ? "" : path.slice(realRootPrefix.length)
-      return NodePath.sep === "/" ? relative : relative.split(NodePath.sep).join("/")
-    }
+    if (this.resolvingRoot) return this.walk(absolute, absolute, depth)
+    if (absolute === this.root) return this.realRoot()
+    if (absolute.startsWith(this.rootPrefix))
+      return this.walk(this.realRoot().real, absolute.slice(this.rootPrefix.length), depth)
+    return this.walk(absolute, absolute, depth)
   }
 }
 
@@ -227,7 +251,21 @@ export const expandGlob = (pattern: string, cwd: string): Array<string> | undefi
   return current.filter((path) => lstat(path) !== "missing")
 }
 
+// Compiled once per pattern part (a RegExp without the g or y flag keeps no state).
+const globRegexes = new Map<string, RegExp>()
+const MAX_GLOB_REGEXES = 256
+
 const globRegex = (part: string): RegExp => {
+  let regex = globRegexes.get(part)
+  if (regex === undefined) {
+    if (globRegexes.size >= MAX_GLOB_REGEXES) globRegexes.clear()
+    regex = compileGlob(part)
+    globRegexes.set(part, regex)
+  }
+  return regex
+}
+
+const compileGlob = (part: string): RegExp => {
   let source = "^"
   for (let i = 0; i < part.length; i++) {
     const c = part[i]!
