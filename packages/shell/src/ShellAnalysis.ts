@@ -13,12 +13,12 @@
  * @since 0.0.0
  */
 import * as os from "node:os"
-import * as NodePath from "node:path"
 import { Arity } from "@gatehouse/permission"
 import { Clock, Context, Effect } from "effect"
 import { walkBash } from "./internal/bash.ts"
 import * as Interpret from "./internal/interpret.ts"
 import { emptyWalk, type WalkResult } from "./internal/model.ts"
+import { resolvePath } from "./internal/paths.ts"
 import { walkPowerShell } from "./internal/powershell.ts"
 import { invisibleCharacter, joinContinuations, powershellLookalike } from "./internal/text.ts"
 import * as ShellParser from "./ShellParser.ts"
@@ -182,7 +182,7 @@ export const analyze = (
 
 const analyzeWith = (trees: ShellParser.Trees, command: string, options: Options, now: number): Analysis => {
   const home = options.home ?? os.homedir()
-  const cwd = NodePath.resolve(options.projectRoot, options.cwd)
+  const cwd = resolvePath(options.projectRoot, options.cwd)
   const dialect = options.dialect
   const text = dialect === "bash" ? joinContinuations(command) : command
   const env = Interpret.makeEnv({ projectRoot: options.projectRoot, home, cwd, now })

@@ -59,7 +59,7 @@ class KernelResolver implements Resolver {
   private rootListing: ((name: string) => Listed) | undefined = undefined
 
   constructor(projectRoot: string, now: number) {
-    this.root = NodePath.resolve(projectRoot)
+    this.root = resolvePath(projectRoot)
     this.rootPrefix = this.root.endsWith(NodePath.sep) ? this.root : this.root + NodePath.sep
     this.now = now
   }
@@ -195,6 +195,22 @@ const lstat = (path: string): fs.Stats | "missing" | "hidden" => {
 // An entry of a real directory: `name` is one component, never `.`, `..` or empty.
 const child = (directory: string, name: string): string =>
   directory.endsWith(NodePath.sep) ? directory + name : directory + NodePath.sep + name
+
+/** `NodePath.resolve(...paths)`, without its work when the last is absolute and normal already. */
+export const resolvePath = (...paths: Array<string>): string => {
+  const last = paths[paths.length - 1]!
+  return isNormalAbsolute(last) ? last : NodePath.resolve(...paths)
+}
+
+const isNormalAbsolute = (path: string): boolean =>
+  NodePath.sep === "/" &&
+  path.startsWith("/") &&
+  !path.includes("//") &&
+  !path.includes("/./") &&
+  !path.includes("/../") &&
+  !path.endsWith("/.") &&
+  !path.endsWith("/..") &&
+  (path.length === 1 || !path.endsWith("/"))
 
 /** `directory/path` without normalising `..` away (see {@link makeResolver}). */
 export const joinAsWritten = (directory: string, path: string): string =>

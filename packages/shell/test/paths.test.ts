@@ -1,4 +1,5 @@
-// The listing of a project root that spares its entries a lookup each: it must never say
+// Path resolution helpers. The listing of a project root that spares its entries a lookup
+// each must never say
 // "missing" for a name that is there, nor outlive a change to the root.
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -9,6 +10,7 @@ import { TestClock } from "effect/testing"
 import { afterEach } from "vitest"
 import { ShellAnalysis, ShellParser } from "../src/index.ts"
 import { checkRoot, rememberRoot } from "../src/internal/knownRoots.ts"
+import { resolvePath } from "../src/internal/paths.ts"
 
 const made: Array<string> = []
 afterEach(() => {
@@ -112,4 +114,26 @@ layer(ShellParser.layer)("analysis with a listed root", (it) => {
       )
     })
   )
+})
+
+describe("resolvePath", () => {
+  it("gives what path.resolve gives, with or without its work", () => {
+    const cases: ReadonlyArray<ReadonlyArray<string>> = [
+      ["/a/b"],
+      ["/a/b/"],
+      ["/a//b"],
+      ["/a/./b"],
+      ["/a/../b"],
+      ["/a/.."],
+      ["/a/."],
+      ["/"],
+      ["/a/.hidden/..x"],
+      ["/x", "rel/y"],
+      ["/x", "../y"],
+      ["/x", "/abs"],
+      ["relative"]
+    ]
+    for (const paths of cases)
+      assert.strictEqual(resolvePath(...paths), NodePath.resolve(...paths), paths.join(" "))
+  })
 })
