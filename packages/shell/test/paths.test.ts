@@ -1,6 +1,5 @@
-// Path resolution helpers. The listing of a project root that spares its entries a lookup
-// each must never say
-// "missing" for a name that is there, nor outlive a change to the root.
+// Path resolution helpers. The listing of a project root, which spares its entries a lookup
+// each, must never say "missing" for a name that is there, nor outlive a change to the root.
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as NodePath from "node:path"
