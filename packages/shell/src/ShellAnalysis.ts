@@ -155,7 +155,7 @@ const MAX_PAYLOADS = 64
  *
  * @example
  * ```ts
- * import { Clock, Context, Effect } from "effect"
+ * import { Effect } from "effect"
  * import { ShellAnalysis, ShellParser } from "@gatehouse/shell"
  *
  * const program = ShellAnalysis.analyze("CI=1 sudo rm -rf build && cat ~/.ssh/id_rsa", {

@@ -65,11 +65,11 @@ class KernelResolver implements Resolver {
   }
 
   real(absolute: string): string {
-    return this.resolvePath(absolute, 0).real
+    return this.follow(absolute, 0).real
   }
 
   resolve(absolute: string): Resolved {
-    return this.resolvePath(absolute, 0)
+    return this.follow(absolute, 0)
   }
 
   inside(path: string): boolean {
@@ -116,7 +116,7 @@ class KernelResolver implements Resolver {
         target = path
       }
       result = NodePath.isAbsolute(target)
-        ? this.resolvePath(target, depth + 1)
+        ? this.follow(target, depth + 1)
         : this.walk(directory, target, depth + 1)
     }
     this.entries.set(path, result)
@@ -170,7 +170,7 @@ class KernelResolver implements Resolver {
 
   // Under the root as given, the walk starts from the root's real path: the components it
   // shares with the root resolve to just that.
-  private resolvePath(absolute: string, depth: number): Resolved {
+  private follow(absolute: string, depth: number): Resolved {
     // (While the root itself is being resolved, a symlink on its way back under it is
     // walked from the top like any path, so a loop ends at MAX_LINKS.)
     if (this.resolvingRoot) return this.walk(absolute, absolute, depth)
