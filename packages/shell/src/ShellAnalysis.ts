@@ -181,7 +181,9 @@ export const analyze = (
   )
 
 const analyzeWith = (trees: ShellParser.Trees, command: string, options: Options, now: number): Analysis => {
-  const home = options.home ?? os.homedir()
+  // Looked up only when a `~`, `$HOME` or a bare `cd` needs it.
+  let homeDirectory = options.home
+  const home = (): string => (homeDirectory ??= os.homedir())
   const cwd = resolvePath(options.projectRoot, options.cwd)
   const dialect = options.dialect
   const text = dialect === "bash" ? joinContinuations(command) : command
@@ -239,7 +241,7 @@ const walk = (
   root: ShellParser.SyntaxNode,
   text: string,
   dialect: ShellParser.Dialect,
-  home: string
+  home: () => string
 ): WalkResult => {
   try {
     return dialect === "bash" ? walkBash(root, text, home) : walkPowerShell(root, text, home)

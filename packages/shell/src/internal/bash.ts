@@ -7,7 +7,8 @@ import type { SyntaxNode } from "./syntax.ts"
 import type { Segment } from "./text.ts"
 
 interface Context {
-  readonly home: string
+  /** The home directory, looked up when first needed. */
+  readonly home: () => string
   readonly source: string
   readonly out: WalkResult
   /** Redirections tree-sitter hung on a list or pipeline, by the id of the command bash gives them to. */
@@ -75,7 +76,7 @@ const LEAVES = new Set([
 
 const RISKY_EXPANSION_OPERATORS = new Set(["@", "!"])
 
-export const walkBash = (root: SyntaxNode, source: string, home: string): WalkResult => {
+export const walkBash = (root: SyntaxNode, source: string, home: () => string): WalkResult => {
   const ctx: Context = {
     home,
     source,
@@ -422,11 +423,11 @@ export const wordOf = (node: SyntaxNode, ctx: Context, assignment = false): Word
     if (!part.quoted) {
       if (hasGlobCharacter(text)) glob = true
       if (index === 0 && text.startsWith("~")) {
-        const tilde = expandTilde(text, ctx.home)
+        const tilde = expandTilde(text, ctx.home())
         if (tilde === undefined) pathKnown = false
         else text = tilde
       } else if (assignment && text.includes(":~")) {
-        text = text.replaceAll(":~/", `:${ctx.home}/`)
+        text = text.replaceAll(":~/", `:${ctx.home()}/`)
       }
     }
     value += part.text
@@ -447,8 +448,8 @@ export const wordOf = (node: SyntaxNode, ctx: Context, assignment = false): Word
 // A word with no quote, escape or expansion: most of them, read without splitting.
 const plainWord = (text: string, ctx: Context, assignment: boolean): Word => {
   let path: string | undefined = text
-  if (text.startsWith("~")) path = expandTilde(text, ctx.home)
-  else if (assignment && text.includes(":~")) path = text.replaceAll(":~/", `:${ctx.home}/`)
+  if (text.startsWith("~")) path = expandTilde(text, ctx.home())
+  else if (assignment && text.includes(":~")) path = text.replaceAll(":~/", `:${ctx.home()}/`)
   return {
     value: text,
     raw: text,
@@ -502,7 +503,7 @@ const collect = (node: SyntaxNode, parts: Array<Part>, ctx: Context): void => {
       return
     case "simple_expansion":
     case "expansion": {
-      const known = knownVariable(node, ctx.home)
+      const known = knownVariable(node, ctx.home())
       parts.push({ kind: "dynamic", raw: node.text, pathValue: known })
       return
     }

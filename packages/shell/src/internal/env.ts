@@ -43,7 +43,8 @@ export interface MutableCommand {
 
 export interface Env {
   readonly resolver: Resolver
-  readonly home: string
+  /** The home directory, looked up when first needed. */
+  readonly home: () => string
   readonly cwd: string
   readonly commands: Array<MutableCommand>
   readonly paths: Array<PathAccess>
@@ -59,7 +60,7 @@ export interface Env {
 
 export const makeEnv = (options: {
   projectRoot: string
-  home: string
+  home: () => string
   cwd: string
   /** The current time, in milliseconds (see {@link makeResolver}). */
   now: number

@@ -52,7 +52,7 @@ export const changeDirectory = (
   const target = args[0]
   if (!target) {
     if (key === "cd" || key === "chdir" || key === "set-location")
-      enterDirectory(env, command, staticWord(env.home), scope, key)
+      enterDirectory(env, command, staticWord(env.home()), scope, key)
     return
   }
   if (target.isStatic && target.value === "-") {
@@ -336,7 +336,7 @@ export const argumentPaths = (
           touch(
             env,
             command,
-            { ...staticWord(eq[2]!), path: eq[2]!.startsWith("~") ? env.home + eq[2]!.slice(1) : eq[2]! },
+            { ...staticWord(eq[2]!), path: eq[2]!.startsWith("~") ? env.home() + eq[2]!.slice(1) : eq[2]! },
             "read",
             "argument",
             scope
@@ -409,7 +409,7 @@ export const argumentPaths = (
         continue
       }
       if (eq && word.path !== undefined && /^(\/|~|\.\.?\/)/.test(eq[2]!)) {
-        const value = eq[2]!.startsWith("~") ? env.home + eq[2]!.slice(1) : eq[2]!
+        const value = eq[2]!.startsWith("~") ? env.home() + eq[2]!.slice(1) : eq[2]!
         touch(env, command, { ...word, value, raw: eq[2]!, path: value }, "read", "argument", scope)
       }
       continue
@@ -431,7 +431,7 @@ export const argumentPaths = (
         touch(
           env,
           command,
-          { ...word, value, raw: value, path: value.startsWith("~") ? env.home + value.slice(1) : value },
+          { ...word, value, raw: value, path: value.startsWith("~") ? env.home() + value.slice(1) : value },
           "read",
           "argument",
           scope

@@ -281,7 +281,7 @@ const interpretWords = (
       touch(
         env,
         command,
-        { ...staticWord(text), path: text.startsWith("~/") ? env.home + text.slice(1) : text },
+        { ...staticWord(text), path: text.startsWith("~/") ? env.home() + text.slice(1) : text },
         access,
         "argument",
         scope

@@ -6,7 +6,8 @@ import { emptyWalk } from "./model.ts"
 import type { SyntaxNode } from "./syntax.ts"
 
 interface Context {
-  readonly home: string
+  /** The home directory, looked up when first needed. */
+  readonly home: () => string
   readonly source: string
   readonly out: WalkResult
 }
@@ -147,7 +148,7 @@ const LEAVES = new Set([
   "block_name"
 ])
 
-export const walkPowerShell = (root: SyntaxNode, source: string, home: string): WalkResult => {
+export const walkPowerShell = (root: SyntaxNode, source: string, home: () => string): WalkResult => {
   const ctx: Context = { home, source, out: emptyWalk() }
   visit(root, ctx)
   return ctx.out
@@ -332,7 +333,7 @@ const dynamicWord = (raw: string): Word => ({
 const KNOWN_HOME = /^\$(?:\{)?(?:env:)?(home|userprofile)\}?$/i
 
 const variableWord = (text: string, ctx: Context): Word => {
-  if (KNOWN_HOME.test(text)) return { ...dynamicWord(text), path: ctx.home }
+  if (KNOWN_HOME.test(text)) return { ...dynamicWord(text), path: ctx.home() }
   if (/^\$\{?pwd\}?$/i.test(text)) return { ...dynamicWord(text), path: "." }
   return dynamicWord(text)
 }
@@ -343,7 +344,7 @@ const bareword = (text: string, ctx: Context): Word => {
   const value = unescapeBacktick(text)
   const glob = /[*?[]/.test(value)
   let path: string | undefined = value
-  if (value === "~" || value.startsWith("~/") || value.startsWith("~\\")) path = ctx.home + value.slice(1)
+  if (value === "~" || value.startsWith("~/") || value.startsWith("~\\")) path = ctx.home() + value.slice(1)
   return { value, raw: text, isStatic: true, path, glob }
 }
 
