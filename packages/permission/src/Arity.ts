@@ -46,6 +46,10 @@ export const table: ReadonlyMap<string, number> = new Map([
 ])
 
 const LONGEST_KEY = Math.max(...[...table.keys()].map((key) => key.split(" ").length))
+// First tokens of the keys longer than one token: only these can have a longer prefix.
+const STARTS_LONGER = new Set(
+  [...table.keys()].filter((key) => key.includes(" ")).map((key) => key.split(" ")[0]!)
+)
 
 /**
  * The tokens that name the command: the arity of the longest listed prefix, else the
@@ -65,6 +69,7 @@ export const prefix = (tokens: ReadonlyArray<string>): ReadonlyArray<string> => 
   // Every listed prefix of the tokens, shortest first: the last one found is the longest.
   let key = tokens[0]!
   let arity = table.get(key) ?? 1
+  if (!STARTS_LONGER.has(key)) return tokens.slice(0, arity)
   for (let length = 2; length <= Math.min(tokens.length, LONGEST_KEY); length++) {
     key += ` ${tokens[length - 1]}`
     arity = table.get(key) ?? arity

@@ -310,6 +310,7 @@ export const argumentPaths = (
   const ps = scope.dialect === "powershell"
   const writeOptions = Programs.WRITE_OPTIONS.get(key) ?? []
   const patternOptions = Programs.PATTERN_FIRST.get(key)
+  const search = Programs.SEARCH_OPTION_VALUES.get(key)
   const operands: Array<Word> = []
   let patternGiven = false
   let targetDirectory = false
@@ -382,7 +383,6 @@ export const argumentPaths = (
       ) {
         patternGiven = true
       }
-      const search = Programs.SEARCH_OPTION_VALUES.get(key)
       if (search !== undefined && eq === null && (search.values.has(option) || search.files.has(option))) {
         // `grep -e KEY`, `rg -g '*.ts'`: the value is not a path operand; `grep -f FILE` reads one.
         const value = words[i + 1]
