@@ -86,7 +86,7 @@ report(
   ],
   {
     commands: corpus.length,
-    "trees copied through": Context.get(context, ShellParser.Service).treeReader,
+    "trees copied through": Context.get(context, ShellParser.Service).treeReader(),
     rounds: ROUNDS,
     "median of per-command ratios": Math.round(median(ratios) * 100) / 100,
     "target: p50 analyze <= 3x p50 bare parse":

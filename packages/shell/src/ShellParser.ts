@@ -14,7 +14,7 @@ import * as NodePath from "node:path"
 import { fileURLToPath } from "node:url"
 import { Context, Effect, Layer, Schema, type Scope } from "effect"
 import { Language, Parser, type Tree } from "web-tree-sitter"
-import { type SyntaxNode, verifiedReader, wasmTreeReader } from "./internal/syntax.ts"
+import { type SyntaxNode, type TreeReader, verifiedReader, wasmTreeReader } from "./internal/syntax.ts"
 
 export type { Node, Tree } from "web-tree-sitter"
 export type { SyntaxNode } from "./internal/syntax.ts"
@@ -116,9 +116,10 @@ export interface Interface {
   /**
    * How {@link Trees.syntax} copies trees: through the runtime's own functions (`runtime`,
    * when this layer initialised web-tree-sitter and the runtime passed the check), or
-   * through the public cursor (`cursor`, 2-3x slower, same result).
+   * through the public cursor (`cursor`, 2-3x slower, same result). The check runs on the
+   * first copy (or on this call).
    */
-  readonly treeReader: "runtime" | "cursor"
+  readonly treeReader: () => "runtime" | "cursor"
 }
 
 /**
@@ -220,7 +221,13 @@ export const layerFrom = (locations: {
         return tree
       }
       const fast = wasmTreeReader(runtime)
-      const read = verifiedReader(fast, parseNow)
+      // Checked on first use, not here: parsing the probes makes V8 start optimising the
+      // grammars' large lexers, and a process that stops within seconds would wait for that.
+      let checked: TreeReader | undefined
+      const read = (): TreeReader => {
+        checked ??= verifiedReader(fast, parseNow)
+        return checked
+      }
       const parse = (text: string, dialect: Dialect): Effect.Effect<Tree, never, Scope.Scope> =>
         Effect.acquireRelease(
           Effect.sync(() => parseNow(text, dialect)),
@@ -240,7 +247,7 @@ export const layerFrom = (locations: {
           const syntax = (text: string, dialect: Dialect): SyntaxNode => {
             const tree = parseNow(text, dialect)
             try {
-              return read(tree, text)
+              return read()(tree, text)
             } finally {
               tree.delete()
             }
@@ -251,7 +258,11 @@ export const layerFrom = (locations: {
             for (const tree of made) tree.delete()
           }
         })
-      return Service.of({ parse, withTrees, treeReader: read === fast ? "runtime" : "cursor" })
+      return Service.of({
+        parse,
+        withTrees,
+        treeReader: () => (read() === fast ? "runtime" : "cursor")
+      })
     })
   )
 

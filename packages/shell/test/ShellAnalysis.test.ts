@@ -37,6 +37,16 @@ describe("joinContinuations", () => {
 })
 
 layer(ShellParser.layer)("ShellAnalysis.analyze", (it) => {
+  it.effect("keeps empty words in a command's text: an empty program name is not the next word", () =>
+    Effect.gen(function* () {
+      const analysis = yield* analyze(`"" rm -rf x && '' '' git push --force`)
+      assert.deepStrictEqual(
+        analysis.commands.map((c) => c.text),
+        [" rm -rf x", "  git push --force"]
+      )
+    })
+  )
+
   it.effect("finds every simple command, wherever it is", () =>
     Effect.gen(function* () {
       const cases: ReadonlyArray<[string, ReadonlyArray<string>]> = [

@@ -251,6 +251,10 @@ layer(ShellParser.layer)("adversarial", (it) => {
     { command: "# only a comment", block: { bash: { "*": "ask" } }, expect: "ask" },
     { command: `echo ${"a".repeat(10_001)}`, block: OPEN, expect: "ask" },
     { command: "$'\\x72\\x6d' -rf x", block: DENY, expect: "deny" },
+    // Bash cuts `$'…'` at a NUL: this runs rm, and writes through link-out.
+    { command: "$'rm\\x00zz' -rf x", block: DENY, expect: "deny" },
+    { command: "$'rm\\0' -rf x", block: OPEN, expect: "ask" },
+    { command: "echo x > $'link-out\\x00'/secret.txt", block: OPEN, mode: "auto", expect: "ask" },
     { command: "{rm,-rf,x}", block: OPEN, expect: "ask" },
     { command: "/???/r? -rf x", block: OPEN, expect: "ask" },
     { command: "Remove-Item \u2013Recurse x", dialect: ps, block: OPEN, expect: "ask" },

@@ -52,6 +52,25 @@ describe("checkRoot", () => {
     assert.isUndefined(lookup!("é"))
   })
 
+  it("says nothing is missing when an entry's name is not ASCII (a file system may fold it)", () => {
+    const root = makeRoot()
+    // APFS and Linux casefold directories find this link under "secrets".
+    fs.symlinkSync("/etc", NodePath.join(root, "\u017Fecrets"))
+    rememberRoot(root)
+    const lookup = checkRoot(root, later())?.lookup
+    assert.isDefined(lookup)
+    assert.isUndefined(lookup!("secrets"))
+    assert.isUndefined(lookup!("build"))
+  })
+
+  it("does not answer for a name with ~, which Windows may read as a short name", () => {
+    const root = makeRoot()
+    rememberRoot(root)
+    const lookup = checkRoot(root, later())?.lookup
+    assert.strictEqual(lookup?.("build"), "missing")
+    assert.isUndefined(lookup?.("LONGNA~1"))
+  })
+
   it("does not list a root that changed in the last seconds (its clock may not have ticked since)", () => {
     const root = makeRoot()
     rememberRoot(root)

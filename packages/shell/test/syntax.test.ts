@@ -64,7 +64,7 @@ layer(ShellParser.layer)("SyntaxNode copies", (it) => {
   it.effect("the live layer reads trees through the runtime's own functions", () =>
     Effect.gen(function* () {
       const parser = yield* ShellParser.Service
-      assert.strictEqual(parser.treeReader, "runtime")
+      assert.strictEqual(parser.treeReader(), "runtime")
     })
   )
 
@@ -106,6 +106,10 @@ layer(ShellParser.layer)("SyntaxNode copies", (it) => {
       }
       const honest = (tree: Tree, source: string): SyntaxNode => copyTree(tree, source)
       assert.strictEqual(verifiedReader(skewed, parse), copyTree)
+      const throwing = (): SyntaxNode => {
+        throw new Error("unexpected transfer buffer")
+      }
+      assert.strictEqual(verifiedReader(throwing, parse), copyTree)
       assert.strictEqual(verifiedReader(undefined, parse), copyTree)
       assert.strictEqual(verifiedReader(honest, parse), honest)
       const tree = parse("echo x", "bash")

@@ -483,9 +483,16 @@ const collect = (node: SyntaxNode, parts: Array<Part>, ctx: Context): void => {
     case "raw_string":
       parts.push({ kind: "text", text: node.text.slice(1, -1), quoted: true })
       return
-    case "ansi_c_string":
-      parts.push({ kind: "text", text: decodeAnsiC(node.text.slice(2, -1)), quoted: true })
+    case "ansi_c_string": {
+      // Bash cuts `$'…'` at a NUL (`$'rm\x00x'` runs rm), and so does every program's argv.
+      const decoded = decodeAnsiC(node.text.slice(2, -1))
+      const nul = decoded.indexOf("\0")
+      if (nul !== -1) {
+        ctx.out.problems.push(`\`${clip(node.text)}\` holds a NUL character, which cuts the word short`)
+      }
+      parts.push({ kind: "text", text: nul === -1 ? decoded : decoded.slice(0, nul), quoted: true })
       return
+    }
     case "translated_string": {
       const inner = node.namedChildren[0]
       if (inner) collect(inner, parts, ctx)

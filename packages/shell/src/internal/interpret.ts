@@ -58,12 +58,10 @@ export const finish = (
     }
   }
   for (const c of env.commands) {
-    let text = ""
-    for (const part of c.assignments) text += text === "" ? part : ` ${part}`
-    for (const part of c.argv) text += text === "" ? part : ` ${part}`
-    for (const redirect of c.redirects)
-      text += text === "" ? renderRedirect(redirect) : ` ${renderRedirect(redirect)}`
-    c.text = text
+    // Empty words too (`"" rm -rf x` is not `rm -rf x`).
+    const parts = c.assignments.concat(c.argv)
+    for (const redirect of c.redirects) parts.push(renderRedirect(redirect))
+    c.text = parts.join(" ")
     c.prefix = prefix(c.argv)
   }
   return env.commands

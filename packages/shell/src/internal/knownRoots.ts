@@ -19,6 +19,12 @@ interface Listing {
   readonly kinds: ReadonlyMap<string, "file" | "directory" | "other">
   /** Every name in ASCII lower case: on a case-insensitive file system `SRC` is `src`. */
   readonly folded: ReadonlySet<string>
+  /**
+   * Whether a name absent from the listing is missing. Not when an entry's name is not
+   * ASCII: file systems that normalise or fold names (APFS, Linux casefold directories)
+   * find `ſecrets` under `secrets` and `x;` under `x\u037E`.
+   */
+  readonly absentIsMissing: boolean
 }
 
 interface Known {
@@ -73,7 +79,9 @@ const lookup = (listing: Listing, name: string): Listed => {
   if (kind !== undefined) return undefined
   // Absent as spelt: missing, unless the file system may know it under another spelling
   // (another case; non-ASCII names, which some file systems also normalise).
-  if (!isAscii(name) || listing.folded.has(name.toLowerCase())) return undefined
+  if (!listing.absentIsMissing || !isAscii(name) || listing.folded.has(name.toLowerCase())) return undefined
+  // Windows also finds an entry under its 8.3 short name (`LONGNA~1`).
+  if (name.includes("~")) return undefined
   return "missing"
 }
 
@@ -93,12 +101,14 @@ const list = (root: string, stat: fs.Stats, now: number): Listing | undefined =>
   if (entries.length > MAX_LISTED) return undefined
   const kinds = new Map<string, "file" | "directory" | "other">()
   const folded = new Set<string>()
+  let absentIsMissing = true
   for (const entry of entries) {
     // A symlink, or a type the file system does not report, is looked up as before.
     kinds.set(entry.name, entry.isFile() ? "file" : entry.isDirectory() ? "directory" : "other")
     folded.add(entry.name.toLowerCase())
+    if (!isAscii(entry.name)) absentIsMissing = false
   }
-  return { mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, kinds, folded }
+  return { mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, kinds, folded, absentIsMissing }
 }
 
 const lstat = (path: string): fs.Stats | undefined => {

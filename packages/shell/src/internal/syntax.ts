@@ -269,8 +269,8 @@ const PROBES: ReadonlyArray<readonly [string, "bash" | "powershell"]> = [
 
 /**
  * `fast` when it copies the probe texts exactly as {@link copyTree} does, else
- * {@link copyTree}: a runtime whose calling convention changed falls back to the public
- * cursor instead of misreading trees.
+ * {@link copyTree}: a runtime whose calling convention changed (it misreads a probe or
+ * throws) falls back to the public cursor instead of misreading trees.
  */
 export const verifiedReader = (
   fast: TreeReader | undefined,
@@ -281,6 +281,9 @@ export const verifiedReader = (
     const tree = parse(text, dialect)
     try {
       if (!sameTree(fast(tree, text), copyTree(tree, text))) return copyTree
+    } catch {
+      // A runtime that fails on a probe is not used either.
+      return copyTree
     } finally {
       tree.delete()
     }
