@@ -356,9 +356,9 @@ export const argumentPaths = (
     if (ps && word.parameter) {
       const name = word.value.toLowerCase()
       const value = words[i + 1]
-      const isPathParameter = [...Programs.POWERSHELL_PATH_PARAMETERS].some(
-        (p) => Programs.isAbbreviation(name, p, 2) || name === p
-      )
+      let isPathParameter = false
+      for (const p of Programs.POWERSHELL_PATH_PARAMETERS)
+        if (Programs.isAbbreviation(name, p, 2) || name === p) isPathParameter = true
       if (isPathParameter && value && !value.parameter) {
         const writes =
           writeOptions.some((o) => Programs.isAbbreviation(name, o, 2) || name === o) ||

@@ -58,13 +58,23 @@ export const finish = (
     }
   }
   for (const c of env.commands) {
-    // Empty words too (`"" rm -rf x` is not `rm -rf x`).
-    const parts = c.assignments.concat(c.argv)
-    for (const redirect of c.redirects) parts.push(renderRedirect(redirect))
-    c.text = parts.join(" ")
+    c.text = commandText(c)
     c.prefix = prefix(c.argv)
   }
   return env.commands
+}
+
+// Assignments, argv and redirections joined by single spaces, empty words too (`"" rm -rf x`
+// is not `rm -rf x`).
+const commandText = (c: MutableCommand): string => {
+  let text: string | undefined
+  for (const part of c.assignments) text = text === undefined ? part : `${text} ${part}`
+  for (const part of c.argv) text = text === undefined ? part : `${text} ${part}`
+  for (const redirect of c.redirects) {
+    const part = renderRedirect(redirect)
+    text = text === undefined ? part : `${text} ${part}`
+  }
+  return text ?? ""
 }
 
 export const renderRedirect = (r: Redirect): string => {
