@@ -175,8 +175,14 @@ class KernelResolver implements Resolver {
     // walked from the top like any path, so a loop ends at MAX_LINKS.)
     if (this.resolvingRoot) return this.walk(absolute, absolute, depth)
     if (absolute === this.root) return this.realRoot()
-    if (absolute.startsWith(this.rootPrefix))
-      return this.walk(this.realRoot().real, absolute.slice(this.rootPrefix.length), depth)
+    if (absolute.startsWith(this.rootPrefix)) {
+      const rest = absolute.slice(this.rootPrefix.length)
+      const from = this.realRoot().real
+      // One plain component (`README.md`, `src`): an entry of the root, without the walk.
+      if (rest !== "" && rest !== "." && rest !== ".." && !rest.includes("/") && !rest.includes(NodePath.sep))
+        return this.entry(from, rest, depth)
+      return this.walk(from, rest, depth)
+    }
     return this.walk(absolute, absolute, depth)
   }
 }

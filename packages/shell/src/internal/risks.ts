@@ -16,7 +16,11 @@ export interface Sink {
   readonly dialect: Dialect
 }
 
-const values = (words: ReadonlyArray<Word>): Array<string> => words.slice(1).map((w) => w.value)
+const values = (words: ReadonlyArray<Word>): Array<string> => {
+  const out: Array<string> = []
+  for (let i = 1; i < words.length; i++) out.push(words[i]!.value)
+  return out
+}
 
 // Runs a program the gate cannot see (configured elsewhere, or data at run time).
 const opaque = (sink: Sink, message: string): void => {
