@@ -4,8 +4,9 @@
  * The layer loads the web-tree-sitter runtime and the bash and PowerShell grammars once,
  * from the installed `web-tree-sitter`, `tree-sitter-bash` and `tree-sitter-powershell`
  * packages (resolved through the module system, so it works wherever they are installed).
- * Every tree is acquired with `Effect.acquireRelease` and deleted when its scope closes:
- * a tree left undeleted keeps its wasm memory for ever.
+ * Every tree is deleted: `parse` acquires it with `Effect.acquireRelease` (deleted when its
+ * scope closes), `withTrees` deletes the trees of its synchronous work when that work ends.
+ * A tree left undeleted keeps its wasm memory for ever.
  *
  * @since 0.0.0
  */
