@@ -17,7 +17,7 @@
  * @since 0.0.0
  */
 import * as NodeReadline from "node:readline"
-import type { Permission } from "@gatehouse/permission"
+import type { Permission } from "@gatehousejs/permission"
 import { Effect, type Scope, Semaphore } from "effect"
 import * as TerminalText from "./TerminalText.ts"
 

@@ -15,8 +15,8 @@
  */
 import * as NodeFs from "node:fs/promises"
 import * as NodePath from "node:path"
-import { Permission } from "@gatehouse/permission"
-import type { Truncate } from "@gatehouse/truncate"
+import { Permission } from "@gatehousejs/permission"
+import type { Truncate } from "@gatehousejs/truncate"
 import { Effect, Exit, Option, Schema } from "effect"
 
 /**
@@ -235,7 +235,7 @@ const sourcesOf = (block: unknown, file: string): Array<string> => {
  * @example
  * ```ts
  * import { Effect } from "effect"
- * import { Config } from "@gatehouse/cli"
+ * import { Config } from "@gatehousejs/cli"
  * const info = await Effect.runPromise(Config.load({ cwd: process.cwd() }))
  * console.log(info.mode, info.ruleset.length)
  * ```

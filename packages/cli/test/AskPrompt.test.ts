@@ -1,6 +1,6 @@
 import { PassThrough } from "node:stream"
 import { assert, describe, it } from "@effect/vitest"
-import type { Permission } from "@gatehouse/permission"
+import type { Permission } from "@gatehousejs/permission"
 import { Effect, Fiber } from "effect"
 import * as AskPrompt from "../src/AskPrompt.ts"
 

@@ -1,9 +1,9 @@
 // The demo's renderer on its own: stale asks, and model text on the terminal.
 import { PassThrough } from "node:stream"
 import { assert, describe, it } from "@effect/vitest"
-import { Bus, type BusEvent, Instance } from "@gatehouse/core"
-import { Permission } from "@gatehouse/permission"
-import { Message } from "@gatehouse/session"
+import { Bus, type BusEvent, Instance } from "@gatehousejs/core"
+import { Permission } from "@gatehousejs/permission"
+import { Message } from "@gatehousejs/session"
 import { Effect, Fiber, Stream } from "effect"
 import * as AskPrompt from "../src/AskPrompt.ts"
 import { type Actions, Rendered, renderer } from "../src/commands/demo.ts"

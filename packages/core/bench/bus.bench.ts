@@ -1,6 +1,6 @@
 // Bus throughput: one publisher to 1 and to 8 subscribers, against a plain PubSub
 // publish/take loop with the same capacity and sliding policy (the floor of this design).
-import { Bus, BusEvent, Instance } from "@gatehouse/core"
+import { Bus, BusEvent, Instance } from "@gatehousejs/core"
 import { Effect, Fiber, Layer, PubSub, Schema, Stream } from "effect"
 import { median, report, timeRuns } from "../../../scripts/bench-kit.ts"
 

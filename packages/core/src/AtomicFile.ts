@@ -13,7 +13,7 @@ import * as NodePath from "node:path"
  *
  * @example
  * ```ts
- * import { AtomicFile } from "@gatehouse/core"
+ * import { AtomicFile } from "@gatehousejs/core"
  * await AtomicFile.writeText("/tmp/gatehouse-example/state.json", "{}\n")
  * ```
  * @since 0.0.0

@@ -63,7 +63,7 @@ export interface Interface {
 /**
  * @since 0.0.0
  */
-export class Service extends Context.Service<Service, Interface>()("@gatehouse/core/Bus") {}
+export class Service extends Context.Service<Service, Interface>()("@gatehousejs/core/Bus") {}
 
 interface State {
   readonly pubsub: PubSub.PubSub<BusEvent.Envelope>

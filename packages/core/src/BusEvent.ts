@@ -25,7 +25,7 @@ export interface Definition<Type extends string = string, S extends Schema.Top =
  * @example
  * ```ts
  * import { Schema } from "effect"
- * import { BusEvent } from "@gatehouse/core"
+ * import { BusEvent } from "@gatehousejs/core"
  * const Created = BusEvent.define("session.created", Schema.Struct({ id: Schema.String }))
  * ```
  * @since 0.0.0

@@ -55,7 +55,7 @@ const hex = (value: number, digits: number): string => value.toString(16).padSta
  *
  * @example
  * ```ts
- * import { Identifier } from "@gatehouse/core"
+ * import { Identifier } from "@gatehousejs/core"
  * const a = Identifier.ascending("msg")
  * const b = Identifier.ascending("msg")
  * a < b // true

@@ -26,7 +26,7 @@ export interface Info {
  *
  * @since 0.0.0
  */
-export class Current extends Context.Service<Current, Info>()("@gatehouse/core/Instance/Current") {}
+export class Current extends Context.Service<Current, Info>()("@gatehousejs/core/Instance/Current") {}
 
 /**
  * The instance for `directory` (resolved to an absolute path). The project id is a
@@ -46,7 +46,7 @@ export const info = (directory: string): Info => {
  * @example
  * ```ts
  * import { Effect } from "effect"
- * import { Instance } from "@gatehouse/core"
+ * import { Instance } from "@gatehousejs/core"
  * const program = Effect.map(Instance.Current, (i) => i.directory)
  * Effect.runSync(program.pipe(Instance.provide("/tmp/project"))) // "/tmp/project"
  * ```
@@ -70,7 +70,7 @@ export class Registry extends Context.Service<
     /** Closes the instance of `directory`: every state made for it is finalised once. */
     readonly dispose: (directory: string) => Effect.Effect<void>
   }
->()("@gatehouse/core/Instance/Registry") {}
+>()("@gatehousejs/core/Instance/Registry") {}
 
 /**
  * The registry. Closing the layer disposes every instance still open.

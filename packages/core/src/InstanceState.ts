@@ -6,7 +6,7 @@
  * @example
  * ```ts
  * import { Effect, Ref } from "effect"
- * import { Instance, InstanceState } from "@gatehouse/core"
+ * import { Instance, InstanceState } from "@gatehousejs/core"
  *
  * const program = Effect.gen(function* () {
  *   const counters = yield* InstanceState.make(() => Ref.make(0))
@@ -19,11 +19,11 @@
 import { Cause, Context, Deferred, Effect, Exit, Scope } from "effect"
 import * as Instance from "./Instance.ts"
 
-const TypeId = "~@gatehouse/core/InstanceState"
+const TypeId = "~@gatehousejs/core/InstanceState"
 
 // What waiters get when the fiber creating the value was interrupted: try again, since
 // nobody interrupted them.
-const RETRY: unique symbol = Symbol.for("@gatehouse/core/InstanceState/retry")
+const RETRY: unique symbol = Symbol.for("@gatehousejs/core/InstanceState/retry")
 
 interface Entry<A, E> {
   readonly deferred: Deferred.Deferred<A | typeof RETRY, E>

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Bus, BusEvent, Instance } from "@gatehouse/core"
+import { Bus, BusEvent, Instance } from "@gatehousejs/core"
 import { Effect, Fiber, Layer, Schema, Stream } from "effect"
 
 const Ping = BusEvent.define("test.ping", Schema.Struct({ n: Schema.Number }))

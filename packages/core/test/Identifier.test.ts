@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Identifier } from "@gatehouse/core"
+import { Identifier } from "@gatehousejs/core"
 
 describe("Identifier", () => {
   it("ascending ids are unique and sort in creation order", () => {

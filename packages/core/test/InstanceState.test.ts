@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Instance, InstanceState } from "@gatehouse/core"
+import { Instance, InstanceState } from "@gatehousejs/core"
 import { Deferred, Effect, Exit, Fiber, Layer, Ref, Scope } from "effect"
 
 describe("Instance", () => {

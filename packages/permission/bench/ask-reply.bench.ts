@@ -1,8 +1,8 @@
 // ask -> reply round trips through Permission.Service: a replier fiber answers every
 // permission.asked event with "once"; the asker waits for each answer. Sequential (one
 // ask at a time: latency) and 32 sessions asking concurrently (throughput).
-import { Bus, Instance } from "@gatehouse/core"
-import { Permission } from "@gatehouse/permission"
+import { Bus, Instance } from "@gatehousejs/core"
+import { Permission } from "@gatehousejs/permission"
 import { Effect, Fiber, Stream } from "effect"
 import { median, report, timeRuns } from "../../../scripts/bench-kit.ts"
 

@@ -11,7 +11,7 @@
  */
 import * as NodeFs from "node:fs/promises"
 import * as NodePath from "node:path"
-import { AtomicFile } from "@gatehouse/core"
+import { AtomicFile } from "@gatehousejs/core"
 import { Context, Effect, Layer, Schema, Semaphore } from "effect"
 import { type Rule, Ruleset } from "./internal/rule.ts"
 
@@ -42,7 +42,7 @@ export interface Interface {
 /**
  * @since 0.0.0
  */
-export class Service extends Context.Service<Service, Interface>()("@gatehouse/permission/ApprovalStore") {}
+export class Service extends Context.Service<Service, Interface>()("@gatehousejs/permission/ApprovalStore") {}
 
 /**
  * Approvals in memory: they live as long as the layer.

@@ -57,7 +57,7 @@ const STARTS_LONGER = new Set(
  *
  * @example
  * ```ts
- * import { Arity } from "@gatehouse/permission"
+ * import { Arity } from "@gatehousejs/permission"
  * Arity.prefix(["git", "checkout", "main"]) // ["git", "checkout"]
  * Arity.prefix(["npm", "run", "dev", "--watch"]) // ["npm", "run", "dev"]
  * Arity.prefix(["touch", "a.txt"]) // ["touch"]

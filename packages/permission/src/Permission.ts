@@ -8,7 +8,7 @@
  *
  * @since 0.0.0
  */
-import { Bus, BusEvent, Identifier, Instance, InstanceState } from "@gatehouse/core"
+import { Bus, BusEvent, Identifier, Instance, InstanceState } from "@gatehousejs/core"
 import { Context, Deferred, type Duration, Effect, Exit, Layer, Schema } from "effect"
 import * as ApprovalStore from "./ApprovalStore.ts"
 import * as Config from "./internal/config.ts"
@@ -262,7 +262,7 @@ export type Error = DeniedError | RejectedError | CorrectedError
  *
  * @example
  * ```ts
- * import { Permission } from "@gatehouse/permission"
+ * import { Permission } from "@gatehousejs/permission"
  * const rules = Permission.fromConfig({ bash: { "*": "ask", "git status": "allow", "rm *": "deny" } })
  * Permission.evaluate("bash", "git status", rules).action // "allow"
  * Permission.evaluate("bash", "rm -rf /", rules).action // "deny"
@@ -300,7 +300,7 @@ export interface ConfigOptions {
  *
  * @example
  * ```ts
- * import { Permission } from "@gatehouse/permission"
+ * import { Permission } from "@gatehousejs/permission"
  * Permission.fromConfig({ bash: { "*": "ask", "rm *": "deny" }, edit: "allow" })
  * // [bash * ask, bash "rm *" deny, edit * allow]
  * ```
@@ -416,7 +416,7 @@ export interface Interface {
 /**
  * @since 0.0.0
  */
-export class Service extends Context.Service<Service, Interface>()("@gatehouse/permission/Permission") {}
+export class Service extends Context.Service<Service, Interface>()("@gatehousejs/permission/Permission") {}
 
 /**
  * Options of {@link layerWith}.

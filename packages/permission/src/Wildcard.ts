@@ -118,7 +118,7 @@ const matchRange = (input: string, pattern: string, to: number, ignoreCase: bool
  *
  * @example
  * ```ts
- * import { Wildcard } from "@gatehouse/permission"
+ * import { Wildcard } from "@gatehousejs/permission"
  * Wildcard.match("ls -la", "ls *") // true
  * Wildcard.match("ls", "ls *") // true
  * Wildcard.match("lsof", "ls *") // false
@@ -159,7 +159,7 @@ const bySpecificity = <V>(patterns: Readonly<Record<string, V>>): Array<readonly
  *
  * @example
  * ```ts
- * import { Wildcard } from "@gatehouse/permission"
+ * import { Wildcard } from "@gatehousejs/permission"
  * Wildcard.all("git status", { "*": "deny", "git *": "ask", "git status": "allow" }) // "allow"
  * ```
  * @since 0.0.0
@@ -181,7 +181,7 @@ export const all = <V>(
  *
  * @example
  * ```ts
- * import { Wildcard } from "@gatehouse/permission"
+ * import { Wildcard } from "@gatehousejs/permission"
  * Wildcard.allStructured({ head: "find", tail: ["src", "-delete"] }, { "find *": "allow", "find * -delete*": "ask" })
  * // "ask"
  * ```

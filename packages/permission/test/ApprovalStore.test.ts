@@ -1,8 +1,8 @@
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import * as NodePath from "node:path"
 import { assert, describe, it } from "@effect/vitest"
-import { Bus, Instance } from "@gatehouse/core"
-import { ApprovalStore, Permission } from "@gatehouse/permission"
+import { Bus, Instance } from "@gatehousejs/core"
+import { ApprovalStore, Permission } from "@gatehousejs/permission"
 import { Effect, Fiber, Layer, Logger } from "effect"
 import { input, pending, rule, tempDir } from "./support.ts"
 

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Arity } from "@gatehouse/permission"
+import { Arity } from "@gatehousejs/permission"
 
 describe("Arity.prefix", () => {
   const cases: ReadonlyArray<readonly [ReadonlyArray<string>, ReadonlyArray<string>]> = [

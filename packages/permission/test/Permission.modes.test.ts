@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Instance } from "@gatehouse/core"
-import { Permission } from "@gatehouse/permission"
+import { Instance } from "@gatehousejs/core"
+import { Permission } from "@gatehousejs/permission"
 import { Effect, Exit, Fiber, type Layer, type Scope } from "effect"
 import { TestClock } from "effect/testing"
 import { collect, input, pending, rule, tempDir, until } from "./support.ts"

@@ -1,6 +1,6 @@
 import { homedir } from "node:os"
 import { assert, describe, it } from "@effect/vitest"
-import { Permission } from "@gatehouse/permission"
+import { Permission } from "@gatehousejs/permission"
 import { Effect } from "effect"
 
 type Rule = Permission.Rule

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Bus, Instance } from "@gatehouse/core"
-import { ApprovalStore, Permission } from "@gatehouse/permission"
+import { Bus, Instance } from "@gatehousejs/core"
+import { ApprovalStore, Permission } from "@gatehousejs/permission"
 import { Effect, Exit, Fiber, Latch, Layer, type Scope } from "effect"
 import { TestClock } from "effect/testing"
 import { collect, input, pending, rule, tempDir, until } from "./support.ts"

@@ -2,8 +2,8 @@
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as NodePath from "node:path"
-import { Bus, type BusEvent, type Instance } from "@gatehouse/core"
-import { Permission } from "@gatehouse/permission"
+import { Bus, type BusEvent, type Instance } from "@gatehousejs/core"
+import { Permission } from "@gatehousejs/permission"
 import { Effect, type Scope, Stream } from "effect"
 
 /** A fresh temp directory, removed when the scope closes. */

@@ -8,9 +8,9 @@ import { tmpdir } from "node:os"
 import * as NodePath from "node:path"
 import * as Readline from "node:readline"
 import { NodeServices } from "@effect/platform-node"
-import { Bus, BusEvent, Instance } from "@gatehouse/core"
-import { Permission } from "@gatehouse/permission"
-import { Server } from "@gatehouse/server"
+import { Bus, BusEvent, Instance } from "@gatehousejs/core"
+import { Permission } from "@gatehousejs/permission"
+import { Server } from "@gatehousejs/server"
 import {
   Checkpoint,
   DefaultTools,
@@ -19,8 +19,8 @@ import {
   SessionPrompt,
   SessionStatus,
   SessionStore
-} from "@gatehouse/session"
-import { Truncate } from "@gatehouse/truncate"
+} from "@gatehousejs/session"
+import { Truncate } from "@gatehousejs/truncate"
 import { Effect, Layer, Schema } from "effect"
 import { report, root } from "../../../scripts/bench-kit.ts"
 

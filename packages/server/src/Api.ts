@@ -8,8 +8,8 @@
  *
  * @since 0.0.0
  */
-import { Permission } from "@gatehouse/permission"
-import { Checkpoint, Message, Session, SessionStatus } from "@gatehouse/session"
+import { Permission } from "@gatehousejs/permission"
+import { Checkpoint, Message, Session, SessionStatus } from "@gatehousejs/session"
 import { Schema } from "effect"
 import {
   HttpApi,

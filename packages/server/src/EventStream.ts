@@ -12,7 +12,7 @@
  *
  * @since 0.0.0
  */
-import { Bus, BusEvent, Instance } from "@gatehouse/core"
+import { Bus, BusEvent, Instance } from "@gatehousejs/core"
 import {
   type Array as Arr,
   Cause,
@@ -128,7 +128,7 @@ export interface Interface {
 /**
  * @since 0.0.0
  */
-export class Service extends Context.Service<Service, Interface>()("@gatehouse/server/EventStream") {}
+export class Service extends Context.Service<Service, Interface>()("@gatehousejs/server/EventStream") {}
 
 /**
  * Response headers of an SSE stream: no caching or transformation by proxies.

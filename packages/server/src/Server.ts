@@ -8,7 +8,7 @@
  *
  * @example
  * ```ts
- * import { Server } from "@gatehouse/server"
+ * import { Server } from "@gatehousejs/server"
  * import { Effect, Layer } from "effect"
  *
  * // `Stack` provides Bus, Instance.Registry, Permission, SessionStore, SessionStatus,
@@ -24,9 +24,9 @@
  */
 import { createServer } from "node:http"
 import { NodeHttpServer } from "@effect/platform-node"
-import { type Bus, Instance } from "@gatehouse/core"
-import { Permission } from "@gatehouse/permission"
-import { Checkpoint, type Session, SessionPrompt, SessionStatus, SessionStore } from "@gatehouse/session"
+import { type Bus, Instance } from "@gatehousejs/core"
+import { Permission } from "@gatehousejs/permission"
+import { Checkpoint, type Session, SessionPrompt, SessionStatus, SessionStore } from "@gatehousejs/session"
 import { Config, Context, Effect, Layer, Option, Schema } from "effect"
 import { HttpRouter, HttpServer, type HttpServerError, HttpServerResponse } from "effect/http"
 import { HttpApiBuilder, HttpApiMiddleware } from "effect/http-api"
@@ -71,7 +71,7 @@ export interface Info {
 /**
  * @since 0.0.0
  */
-export class Service extends Context.Service<Service, Info>()("@gatehouse/server/Server") {}
+export class Service extends Context.Service<Service, Info>()("@gatehousejs/server/Server") {}
 
 // ---------------------------------------------------------------------------------------
 // Handlers
@@ -131,7 +131,7 @@ const busyError = (sessionID: string) =>
  * one synchronous step, so two concurrent prompts cannot both start, and a rewind or fork
  * cannot slip in between a 202 and the turn taking its checkpoint.
  */
-class Starting extends Context.Service<Starting, Set<string>>()("@gatehouse/server/Server/Starting") {}
+class Starting extends Context.Service<Starting, Set<string>>()("@gatehousejs/server/Server/Starting") {}
 
 const SessionHandlers = HttpApiBuilder.group(Api.Api, "session", (handlers) =>
   Effect.gen(function* () {

@@ -3,7 +3,7 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs"
 import * as NodePath from "node:path"
 import { assert, layer } from "@effect/vitest"
-import { Server } from "@gatehouse/server"
+import { Server } from "@gatehousejs/server"
 import { Effect } from "effect"
 import { raw, SseClient, stack, tempProject, until } from "./harness.ts"
 

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Bus, BusEvent, Instance } from "@gatehouse/core"
-import { EventStream } from "@gatehouse/server"
+import { Bus, BusEvent, Instance } from "@gatehousejs/core"
+import { EventStream } from "@gatehousejs/server"
 import { Cause, Effect, Layer, Schema, Stream } from "effect"
 import { TestClock } from "effect/testing"
 import { SseParser } from "./sse.ts"

@@ -1,7 +1,7 @@
 import { assert, layer } from "@effect/vitest"
-import { Instance } from "@gatehouse/core"
-import { Permission } from "@gatehouse/permission"
-import { Server } from "@gatehouse/server"
+import { Instance } from "@gatehousejs/core"
+import { Permission } from "@gatehousejs/permission"
+import { Server } from "@gatehousejs/server"
 import { Effect, Exit, Fiber } from "effect"
 import { raw, stack, tempProject, until } from "./harness.ts"
 

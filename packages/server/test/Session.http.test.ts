@@ -1,6 +1,6 @@
 import { assert, layer } from "@effect/vitest"
-import { Instance } from "@gatehouse/core"
-import { Server } from "@gatehouse/server"
+import { Instance } from "@gatehousejs/core"
+import { Server } from "@gatehousejs/server"
 import { Effect } from "effect"
 import { stack, tempProject, until } from "./harness.ts"
 

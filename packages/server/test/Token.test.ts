@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Server } from "@gatehouse/server"
+import { Server } from "@gatehousejs/server"
 import { ConfigProvider, Effect, Option } from "effect"
 
 const fromEnv = (env: Record<string, string>) =>

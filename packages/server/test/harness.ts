@@ -6,9 +6,9 @@ import * as Http from "node:http"
 import { tmpdir } from "node:os"
 import * as NodePath from "node:path"
 import { NodeServices } from "@effect/platform-node"
-import type { Bus, Instance } from "@gatehouse/core"
-import { type ApprovalStore, Permission } from "@gatehouse/permission"
-import { type EventStream, Server } from "@gatehouse/server"
+import type { Bus, Instance } from "@gatehousejs/core"
+import { type ApprovalStore, Permission } from "@gatehousejs/permission"
+import { type EventStream, Server } from "@gatehousejs/server"
 import {
   Checkpoint,
   DefaultTools,
@@ -17,8 +17,8 @@ import {
   SessionPrompt,
   SessionStatus,
   SessionStore
-} from "@gatehouse/session"
-import { Truncate } from "@gatehouse/truncate"
+} from "@gatehousejs/session"
+import { Truncate } from "@gatehousejs/truncate"
 import { Effect, Layer } from "effect"
 import { SseParser } from "./sse.ts"
 

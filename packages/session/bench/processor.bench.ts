@@ -3,9 +3,9 @@
 // `Stream.runForEach` that only appends the same deltas to a string, in the same run.
 // Peak RSS is sampled during each processor run and compared with the message text size.
 import { spawnSync } from "node:child_process"
-import { Bus, Identifier, Instance } from "@gatehouse/core"
-import { Permission } from "@gatehouse/permission"
-import { Message, SessionProcessor, SessionStatus, SessionStore } from "@gatehouse/session"
+import { Bus, Identifier, Instance } from "@gatehousejs/core"
+import { Permission } from "@gatehousejs/permission"
+import { Message, SessionProcessor, SessionStatus, SessionStore } from "@gatehousejs/session"
 import { Effect, Fiber, Layer, Stream } from "effect"
 import { Response } from "effect/ai"
 import { median, mib, report, timeRuns } from "../../../scripts/bench-kit.ts"

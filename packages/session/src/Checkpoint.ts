@@ -36,7 +36,7 @@
  * @since 0.0.0
  */
 import * as NodeFs from "node:fs/promises"
-import { Bus, Identifier, Instance } from "@gatehouse/core"
+import { Bus, Identifier, Instance } from "@gatehousejs/core"
 import { Clock, Context, Effect, Layer, Option, Schema, type Scope, Semaphore } from "effect"
 import * as FileChanges from "./FileChanges.ts"
 import * as Storage from "./internal/checkpointStorage.ts"
@@ -197,7 +197,7 @@ export interface Interface {
 /**
  * @since 0.0.0
  */
-export class Service extends Context.Service<Service, Interface>()("@gatehouse/session/Checkpoint") {}
+export class Service extends Context.Service<Service, Interface>()("@gatehousejs/session/Checkpoint") {}
 
 const LABEL_LENGTH = 100
 

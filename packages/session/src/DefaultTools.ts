@@ -4,16 +4,16 @@
  *
  * @example
  * ```ts
- * import { DefaultTools, SessionPrompt } from "@gatehouse/session"
+ * import { DefaultTools, SessionPrompt } from "@gatehousejs/session"
  * import { Layer } from "effect"
  *
  * const Prompt = SessionPrompt.layer({ toolkit: DefaultTools.toolkit }).pipe(Layer.provide(DefaultTools.layer))
  * ```
  * @since 0.0.0
  */
-import type { Permission } from "@gatehouse/permission"
-import { ShellParser, ShellTool } from "@gatehouse/shell"
-import { Truncate } from "@gatehouse/truncate"
+import type { Permission } from "@gatehousejs/permission"
+import { ShellParser, ShellTool } from "@gatehousejs/shell"
+import { Truncate } from "@gatehousejs/truncate"
 import { Layer } from "effect"
 import { type Tool, Toolkit } from "effect/ai"
 import * as FileTools from "./FileTools.ts"

@@ -23,7 +23,7 @@ export const THRESHOLD = 3
  *
  * @example
  * ```ts
- * import { DoomLoop } from "@gatehouse/session"
+ * import { DoomLoop } from "@gatehousejs/session"
  * DoomLoop.canonical({ b: 1, a: [{ d: 2, c: 3 }] }) // '{"a":[{"c":3,"d":2}],"b":1}'
  * ```
  * @since 0.0.0

@@ -17,7 +17,7 @@
  *
  * @example
  * ```ts
- * import { FileChanges } from "@gatehouse/session"
+ * import { FileChanges } from "@gatehousejs/session"
  * import { Effect } from "effect"
  *
  * const seen: Array<FileChanges.Change> = []
@@ -94,6 +94,6 @@ export const none: Interface = { declare: () => Effect.void }
  * @since 0.0.0
  */
 export const Service: Context.Reference<Interface> = Context.Reference<Interface>(
-  "@gatehouse/session/FileChanges",
+  "@gatehousejs/session/FileChanges",
   { defaultValue: () => none }
 )

@@ -29,9 +29,9 @@
  */
 import * as NodeFs from "node:fs/promises"
 import * as NodePath from "node:path"
-import { Instance } from "@gatehouse/core"
-import { Permission } from "@gatehouse/permission"
-import { Truncate } from "@gatehouse/truncate"
+import { Instance } from "@gatehousejs/core"
+import { Permission } from "@gatehousejs/permission"
+import { Truncate } from "@gatehousejs/truncate"
 import { Effect, Schema } from "effect"
 import { Tool, Toolkit } from "effect/ai"
 import * as FileChanges from "./FileChanges.ts"

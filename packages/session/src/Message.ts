@@ -9,7 +9,7 @@
  *
  * @since 0.0.0
  */
-import { BusEvent } from "@gatehouse/core"
+import { BusEvent } from "@gatehousejs/core"
 import { Schema } from "effect"
 
 /**

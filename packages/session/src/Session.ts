@@ -3,7 +3,7 @@
  *
  * @since 0.0.0
  */
-import { BusEvent } from "@gatehouse/core"
+import { BusEvent } from "@gatehousejs/core"
 import { Schema } from "effect"
 import { MessageError } from "./Message.ts"
 

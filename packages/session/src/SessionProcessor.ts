@@ -25,8 +25,8 @@
  *
  * @since 0.0.0
  */
-import { Bus, Identifier, type Instance } from "@gatehouse/core"
-import { Permission } from "@gatehouse/permission"
+import { Bus, Identifier, type Instance } from "@gatehousejs/core"
+import { Permission } from "@gatehousejs/permission"
 import {
   Cause,
   Clock,
@@ -145,7 +145,7 @@ export interface Interface {
 /**
  * @since 0.0.0
  */
-export class Service extends Context.Service<Service, Interface>()("@gatehouse/session/SessionProcessor") {}
+export class Service extends Context.Service<Service, Interface>()("@gatehousejs/session/SessionProcessor") {}
 
 /** How long a streaming part may go without being written to the store. */
 const PERSIST_INTERVAL = 1_000

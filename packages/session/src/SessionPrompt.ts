@@ -24,9 +24,9 @@
  *
  * @since 0.0.0
  */
-import { Bus, Identifier, Instance } from "@gatehouse/core"
-import { Permission } from "@gatehouse/permission"
-import { ShellContext } from "@gatehouse/shell"
+import { Bus, Identifier, Instance } from "@gatehousejs/core"
+import { Permission } from "@gatehousejs/permission"
+import { ShellContext } from "@gatehousejs/shell"
 import { Context, Effect, Exit, Fiber, Layer, Option, Schema, type Scope, Stream } from "effect"
 import { LanguageModel, type Response, type Tool, type Toolkit } from "effect/ai"
 import * as Checkpoint from "./Checkpoint.ts"
@@ -87,7 +87,7 @@ export interface Interface {
 /**
  * @since 0.0.0
  */
-export class Service extends Context.Service<Service, Interface>()("@gatehouse/session/SessionPrompt") {}
+export class Service extends Context.Service<Service, Interface>()("@gatehousejs/session/SessionPrompt") {}
 
 /**
  * Options of {@link layer}.

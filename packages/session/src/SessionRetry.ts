@@ -161,7 +161,7 @@ const parseRetryAfter = (headers: Readonly<Record<string, string>>, now: number)
  *
  * @example
  * ```ts
- * import { SessionRetry } from "@gatehouse/session"
+ * import { SessionRetry } from "@gatehousejs/session"
  * SessionRetry.delay(1, { headers: {} }, 0, 0) // 2000
  * SessionRetry.delay(3, { headers: { "retry-after": "7" } }, 0, 0) // 7000
  * ```

@@ -5,7 +5,7 @@
  *
  * @since 0.0.0
  */
-import { Bus, BusEvent, type Instance } from "@gatehouse/core"
+import { Bus, BusEvent, type Instance } from "@gatehousejs/core"
 import { Context, Effect, Layer, Schema } from "effect"
 
 /**
@@ -53,7 +53,7 @@ export interface Interface {
 /**
  * @since 0.0.0
  */
-export class Service extends Context.Service<Service, Interface>()("@gatehouse/session/SessionStatus") {}
+export class Service extends Context.Service<Service, Interface>()("@gatehousejs/session/SessionStatus") {}
 
 const idle: Info = { type: "idle" }
 

@@ -25,7 +25,7 @@
  */
 import * as NodeFs from "node:fs/promises"
 import * as NodePath from "node:path"
-import { AtomicFile } from "@gatehouse/core"
+import { AtomicFile } from "@gatehousejs/core"
 import { Context, Effect, Layer, Schema, Semaphore } from "effect"
 import * as Message from "./Message.ts"
 import * as Session from "./Session.ts"
@@ -98,7 +98,7 @@ export interface Interface {
 /**
  * @since 0.0.0
  */
-export class Service extends Context.Service<Service, Interface>()("@gatehouse/session/SessionStore") {}
+export class Service extends Context.Service<Service, Interface>()("@gatehousejs/session/SessionStore") {}
 
 interface Entry {
   info: Message.Info

@@ -2,8 +2,8 @@ import * as NodeFs from "node:fs/promises"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import { assert, describe, it } from "@effect/vitest"
-import { Bus, Instance } from "@gatehouse/core"
-import { Permission } from "@gatehouse/permission"
+import { Bus, Instance } from "@gatehousejs/core"
+import { Permission } from "@gatehousejs/permission"
 import {
   Checkpoint,
   FileChanges,
@@ -14,9 +14,9 @@ import {
   SessionPrompt,
   SessionStatus,
   SessionStore
-} from "@gatehouse/session"
-import { ShellContext } from "@gatehouse/shell"
-import { Truncate } from "@gatehouse/truncate"
+} from "@gatehousejs/session"
+import { ShellContext } from "@gatehousejs/shell"
+import { Truncate } from "@gatehousejs/truncate"
 import { Effect, Exit, Fiber, Layer, Schema, type Scope, Stream } from "effect"
 import { Tool, Toolkit } from "effect/ai"
 import { collect, settle } from "./helpers.ts"

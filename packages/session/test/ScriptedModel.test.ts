@@ -2,7 +2,7 @@ import * as NodeFs from "node:fs/promises"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import { assert, describe, it } from "@effect/vitest"
-import { ScriptedModel } from "@gatehouse/session"
+import { ScriptedModel } from "@gatehousejs/session"
 import { Effect, Exit, Stream } from "effect"
 import { AiError, LanguageModel } from "effect/ai"
 

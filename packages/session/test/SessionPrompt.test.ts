@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Bus, Instance } from "@gatehouse/core"
-import { Permission } from "@gatehouse/permission"
+import { Bus, Instance } from "@gatehousejs/core"
+import { Permission } from "@gatehousejs/permission"
 import {
   type Message,
   ScriptedModel,
@@ -8,8 +8,8 @@ import {
   SessionPrompt,
   SessionStatus,
   SessionStore
-} from "@gatehouse/session"
-import { ShellContext } from "@gatehouse/shell"
+} from "@gatehousejs/session"
+import { ShellContext } from "@gatehousejs/shell"
 import { Effect, Fiber, Layer, Schema, type Scope, Stream } from "effect"
 import { LanguageModel, type Prompt, Tool, Toolkit } from "effect/ai"
 import { TestClock } from "effect/testing"

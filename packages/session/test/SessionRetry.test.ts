@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { DoomLoop, type Message, SessionRetry } from "@gatehouse/session"
+import { DoomLoop, type Message, SessionRetry } from "@gatehousejs/session"
 import { httpError } from "./helpers.ts"
 
 describe("SessionRetry.delay", () => {

@@ -2,7 +2,7 @@ import * as NodeFs from "node:fs/promises"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import { assert, describe, it } from "@effect/vitest"
-import { Message, type Session, SessionStore } from "@gatehouse/session"
+import { Message, type Session, SessionStore } from "@gatehousejs/session"
 import { Effect, Logger } from "effect"
 
 const session: Session.Info = {

@@ -1,7 +1,7 @@
 // Shared pieces of the session tests: stream-part builders, layers, a stored assistant message.
-import { Bus, type BusEvent, Identifier, Instance } from "@gatehouse/core"
-import { type ApprovalStore, Permission } from "@gatehouse/permission"
-import { Message, SessionProcessor, SessionStatus, SessionStore } from "@gatehouse/session"
+import { Bus, type BusEvent, Identifier, Instance } from "@gatehousejs/core"
+import { type ApprovalStore, Permission } from "@gatehousejs/permission"
+import { Message, SessionProcessor, SessionStatus, SessionStore } from "@gatehousejs/session"
 import { Effect, Fiber, Layer, Stream } from "effect"
 import { AiError, Response } from "effect/ai"
 

@@ -13,7 +13,7 @@
  * @since 0.0.0
  */
 import * as os from "node:os"
-import { Arity } from "@gatehouse/permission"
+import { Arity } from "@gatehousejs/permission"
 import { Clock, Context, Effect } from "effect"
 import { walkBash } from "./internal/bash.ts"
 import * as Interpret from "./internal/interpret.ts"
@@ -156,7 +156,7 @@ const MAX_PAYLOADS = 64
  * @example
  * ```ts
  * import { Effect } from "effect"
- * import { ShellAnalysis, ShellParser } from "@gatehouse/shell"
+ * import { ShellAnalysis, ShellParser } from "@gatehousejs/shell"
  *
  * const program = ShellAnalysis.analyze("CI=1 sudo rm -rf build && cat ~/.ssh/id_rsa", {
  *   cwd: "/work/app",

@@ -20,7 +20,7 @@
  *
  * @since 0.0.0
  */
-import type { Permission } from "@gatehouse/permission"
+import type { Permission } from "@gatehousejs/permission"
 import { Context, type Effect } from "effect"
 
 /**
@@ -91,6 +91,6 @@ export const defaults = (): Shape => ({ sessionID: "direct", ruleset: [] })
  *
  * @since 0.0.0
  */
-export const Service: Context.Reference<Shape> = Context.Reference<Shape>("@gatehouse/shell/ShellContext", {
+export const Service: Context.Reference<Shape> = Context.Reference<Shape>("@gatehousejs/shell/ShellContext", {
   defaultValue: defaults
 })

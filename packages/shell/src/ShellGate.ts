@@ -23,7 +23,7 @@
  */
 import * as fs from "node:fs"
 import * as NodePath from "node:path"
-import { Permission } from "@gatehouse/permission"
+import { Permission } from "@gatehousejs/permission"
 import { Effect } from "effect"
 import { renderRedirect } from "./internal/interpret.ts"
 import { isBroadProgram, readsDirectoryContents } from "./internal/programs.ts"
@@ -314,8 +314,8 @@ const listDirectory = (directory: string): Array<{ name: string; directory: bool
  * @example
  * ```ts
  * import { Effect } from "effect"
- * import { Permission } from "@gatehouse/permission"
- * import { ShellAnalysis, ShellGate, ShellParser } from "@gatehouse/shell"
+ * import { Permission } from "@gatehousejs/permission"
+ * import { ShellAnalysis, ShellGate, ShellParser } from "@gatehousejs/shell"
  *
  * const ruleset = Permission.fromConfig({ bash: { "*": "allow", "git commit *": "deny" } })
  * const program = ShellAnalysis.analyze("CI=1 git commit -m x", { cwd: ".", projectRoot: ".", dialect: "bash" }).pipe(

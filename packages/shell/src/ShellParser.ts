@@ -63,7 +63,7 @@ const shellName = (shell: string): string =>
  *
  * @example
  * ```ts
- * import { ShellParser } from "@gatehouse/shell"
+ * import { ShellParser } from "@gatehousejs/shell"
  * ShellParser.dialectOf("/usr/bin/pwsh") // "powershell"
  * ShellParser.dialectOf("/bin/dash") // "bash"
  * ```
@@ -96,7 +96,7 @@ export class LoadError extends Schema.TaggedError<LoadError>()("ShellParser/Load
 const loadError = (file: string, cause: unknown): LoadError =>
   new LoadError({
     file,
-    message: `cannot load the tree-sitter file ${file}: ${cause instanceof Error ? cause.message : String(cause)} (check that web-tree-sitter, tree-sitter-bash and tree-sitter-powershell are installed next to @gatehouse/shell)`
+    message: `cannot load the tree-sitter file ${file}: ${cause instanceof Error ? cause.message : String(cause)} (check that web-tree-sitter, tree-sitter-bash and tree-sitter-powershell are installed next to @gatehousejs/shell)`
   })
 
 /**
@@ -137,7 +137,7 @@ export interface Trees {
 /**
  * @since 0.0.0
  */
-export class Service extends Context.Service<Service, Interface>()("@gatehouse/shell/ShellParser") {}
+export class Service extends Context.Service<Service, Interface>()("@gatehousejs/shell/ShellParser") {}
 
 /**
  * Where the runtime and grammar files live, resolved from the installed packages.

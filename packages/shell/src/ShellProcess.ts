@@ -128,7 +128,7 @@ const resolveExecutable = (shell: string, env: NodeJS.ProcessEnv): string | unde
  *
  * @example
  * ```ts
- * import { ShellProcess } from "@gatehouse/shell"
+ * import { ShellProcess } from "@gatehousejs/shell"
  * import { Effect } from "effect"
  * const shell = Effect.runSync(ShellProcess.selectShell({ configured: "bash" }))
  * shell.dialect // "bash"
@@ -501,7 +501,7 @@ const supervise = Effect.fnUntraced(function* (proc: Proc, options: RunOptions) 
  *
  * @example
  * ```ts
- * import { ShellProcess } from "@gatehouse/shell"
+ * import { ShellProcess } from "@gatehousejs/shell"
  * import { Effect } from "effect"
  *
  * const program = Effect.gen(function* () {

@@ -13,9 +13,9 @@
  * @since 0.0.0
  */
 import * as NodePath from "node:path"
-import { Identifier, Instance } from "@gatehouse/core"
-import { Permission } from "@gatehouse/permission"
-import { Truncate } from "@gatehouse/truncate"
+import { Identifier, Instance } from "@gatehousejs/core"
+import { Permission } from "@gatehousejs/permission"
+import { Truncate } from "@gatehousejs/truncate"
 import { Context, Effect, Fiber, Layer, Option, Schema } from "effect"
 import { Prompt, Tool, Toolkit } from "effect/ai"
 import * as ShellContext from "./ShellContext.ts"
@@ -202,7 +202,7 @@ export interface Interface {
 /**
  * @since 0.0.0
  */
-export class Service extends Context.Service<Service, Interface>()("@gatehouse/shell/ShellTool") {}
+export class Service extends Context.Service<Service, Interface>()("@gatehousejs/shell/ShellTool") {}
 
 /**
  * At most this many characters of output in a progress update.
@@ -398,8 +398,8 @@ export const layerWith = (
  *
  * @example
  * ```ts
- * import { Permission } from "@gatehouse/permission"
- * import { ShellContext, ShellTool } from "@gatehouse/shell"
+ * import { Permission } from "@gatehousejs/permission"
+ * import { ShellContext, ShellTool } from "@gatehousejs/shell"
  * import { Effect, Layer } from "effect"
  *
  * const Live = ShellTool.layerWith().pipe(Layer.provide(Permission.layerMemory))

@@ -1,7 +1,7 @@
 import * as fs from "node:fs"
 import * as NodePath from "node:path"
 import { assert, describe, layer } from "@effect/vitest"
-import { Permission } from "@gatehouse/permission"
+import { Permission } from "@gatehousejs/permission"
 import { Effect } from "effect"
 import { afterAll } from "vitest"
 import { ShellAnalysis, ShellGate, ShellParser } from "../src/index.ts"

@@ -4,7 +4,7 @@
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as NodePath from "node:path"
-import { Permission } from "@gatehouse/permission"
+import { Permission } from "@gatehousejs/permission"
 import { Effect } from "effect"
 import { ShellAnalysis, ShellGate, type ShellParser } from "../src/index.ts"
 

@@ -4,7 +4,7 @@ import { spawnSync } from "node:child_process"
 import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
-import { Truncate } from "@gatehouse/truncate"
+import { Truncate } from "@gatehousejs/truncate"
 import { Duration, Effect } from "effect"
 import { median, report } from "../../../scripts/bench-kit.ts"
 

@@ -3,7 +3,7 @@
 import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
-import { Truncate } from "@gatehouse/truncate"
+import { Truncate } from "@gatehousejs/truncate"
 import { Effect } from "effect"
 import { median, report } from "../../../scripts/bench-kit.ts"
 

@@ -127,7 +127,7 @@ const keep = (text: string, direction: "head" | "tail", maxLines: number, maxByt
  *
  * @example
  * ```ts
- * import { Truncate } from "@gatehouse/truncate"
+ * import { Truncate } from "@gatehousejs/truncate"
  * Truncate.head("a\nb\nc\n", 2, 100) // { text: "a\nb", lines: 2, bytes: 3, removed: 1, unit: "lines" }
  * ```
  * @since 0.0.0
@@ -266,7 +266,7 @@ export interface Interface {
  *
  * @since 0.0.0
  */
-export class Service extends Context.Service<Service, Interface>()("@gatehouse/truncate/Truncate") {}
+export class Service extends Context.Service<Service, Interface>()("@gatehousejs/truncate/Truncate") {}
 
 /**
  * A spill file could not be written.
@@ -406,7 +406,7 @@ const make = Effect.fnUntraced(function* (options: LayerOptions = {}) {
  *
  * @example
  * ```ts
- * import { Truncate } from "@gatehouse/truncate"
+ * import { Truncate } from "@gatehousejs/truncate"
  * const TestTruncate = Truncate.layerWith({ directory: "/tmp/spill", maxLines: 100 })
  * ```
  * @since 0.0.0

@@ -1,7 +1,7 @@
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import { assert, describe, it } from "@effect/vitest"
-import { Identifier } from "@gatehouse/core"
+import { Identifier } from "@gatehousejs/core"
 import { Effect, Exit, Scope } from "effect"
 import { TestClock } from "effect/testing"
 import { eventually, fileAged, makeTruncate, settle, spillFiles } from "./helpers.ts"

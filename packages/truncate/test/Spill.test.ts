@@ -4,7 +4,7 @@ import * as NodePath from "node:path"
 import * as NodeV8 from "node:v8"
 import * as NodeVm from "node:vm"
 import { assert, describe, it } from "@effect/vitest"
-import { Truncate } from "@gatehouse/truncate"
+import { Truncate } from "@gatehousejs/truncate"
 import { Effect, Exit, Scope } from "effect"
 import { makeTruncate, random, spillFiles } from "./helpers.ts"
 

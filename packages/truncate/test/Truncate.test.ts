@@ -2,7 +2,7 @@ import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import { assert, describe, it } from "@effect/vitest"
-import { Truncate } from "@gatehouse/truncate"
+import { Truncate } from "@gatehousejs/truncate"
 import { ConfigProvider, Duration, Effect, Logger } from "effect"
 import { makeTruncate, spillFiles } from "./helpers.ts"
 

@@ -1,7 +1,7 @@
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import { NodeFileSystem } from "@effect/platform-node"
-import { Truncate } from "@gatehouse/truncate"
+import { Truncate } from "@gatehousejs/truncate"
 import { Context, Duration, Effect, FileSystem, Layer, type Scope } from "effect"
 import { TestClock } from "effect/testing"
 

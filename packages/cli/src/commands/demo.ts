@@ -5,8 +5,8 @@ import * as NodeFs from "node:fs/promises"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import { NodeServices } from "@effect/platform-node"
-import { Bus, BusEvent, Instance } from "@gatehouse/core"
-import { ApprovalStore, Permission } from "@gatehouse/permission"
+import { Bus, BusEvent, Instance } from "@gatehousejs/core"
+import { ApprovalStore, Permission } from "@gatehousejs/permission"
 import {
   Checkpoint,
   DefaultTools,
@@ -16,7 +16,7 @@ import {
   SessionPrompt,
   SessionStatus,
   SessionStore
-} from "@gatehouse/session"
+} from "@gatehousejs/session"
 import { Cause, Deferred, Effect, Exit, Fiber, Layer, Schema, Stream } from "effect"
 import * as AskPrompt from "../AskPrompt.ts"
 import * as Config from "../Config.ts"

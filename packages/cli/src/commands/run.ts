@@ -2,9 +2,9 @@
 // printing the output exactly as the model would read it.
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
-import { Bus, Identifier, Instance } from "@gatehouse/core"
-import { ApprovalStore, Permission } from "@gatehouse/permission"
-import { ShellContext, type ShellParser, ShellTool } from "@gatehouse/shell"
+import { Bus, Identifier, Instance } from "@gatehousejs/core"
+import { ApprovalStore, Permission } from "@gatehousejs/permission"
+import { ShellContext, type ShellParser, ShellTool } from "@gatehousejs/shell"
 import { Cause, Deferred, Effect, Exit, Layer, Stream } from "effect"
 import * as AskPrompt from "../AskPrompt.ts"
 import * as CommandFlags from "../CommandFlags.ts"

@@ -5,9 +5,9 @@ import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import { parseArgs } from "node:util"
 import { NodeServices } from "@effect/platform-node"
-import { Bus, Instance } from "@gatehouse/core"
-import { ApprovalStore, Permission } from "@gatehouse/permission"
-import { Server } from "@gatehouse/server"
+import { Bus, Instance } from "@gatehousejs/core"
+import { ApprovalStore, Permission } from "@gatehousejs/permission"
+import { Server } from "@gatehousejs/server"
 import {
   Checkpoint,
   DefaultTools,
@@ -16,8 +16,8 @@ import {
   SessionPrompt,
   SessionStatus,
   SessionStore
-} from "@gatehouse/session"
-import { Truncate } from "@gatehouse/truncate"
+} from "@gatehousejs/session"
+import { Truncate } from "@gatehousejs/truncate"
 import { Effect, Layer } from "effect"
 import * as Config from "../Config.ts"
 

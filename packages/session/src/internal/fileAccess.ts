@@ -1,10 +1,10 @@
 // What the file tools share: where a path is (through symlinks), the asks before touching
 // it, and the shape failures and bounded outputs take for the model.
 import * as NodePath from "node:path"
-import { Instance } from "@gatehouse/core"
-import type { Permission } from "@gatehouse/permission"
-import { ShellContext } from "@gatehouse/shell"
-import type { Truncate } from "@gatehouse/truncate"
+import { Instance } from "@gatehousejs/core"
+import type { Permission } from "@gatehousejs/permission"
+import { ShellContext } from "@gatehousejs/shell"
+import type { Truncate } from "@gatehousejs/truncate"
 import { Effect, Option, Schema } from "effect"
 import { resolveReal, within } from "./paths.ts"
 

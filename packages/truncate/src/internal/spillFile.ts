@@ -1,7 +1,7 @@
 // One spill file: created 0600 with a fresh sortable name, written up to a byte cap, removed
 // again when its scope closes before it was completed (failed write, abandoned sink).
 import * as NodePath from "node:path"
-import { Identifier } from "@gatehouse/core"
+import { Identifier } from "@gatehousejs/core"
 import { Effect, type FileSystem, type PlatformError, type Scope } from "effect"
 
 export interface SpillFile {
