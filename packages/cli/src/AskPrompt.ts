@@ -17,8 +17,10 @@
  * @since 0.0.0
  */
 import * as NodeReadline from "node:readline"
-import type { Permission } from "@gatehousejs/permission"
-import { Effect, type Scope, Semaphore } from "effect"
+import type * as Permission from "@gatehousejs/permission/Permission"
+import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
+import * as Semaphore from "effect/Semaphore"
 import * as TerminalText from "./TerminalText.ts"
 
 /**

@@ -1,6 +1,6 @@
 // What `check` and `run` share in reading their flags: the usage error, the `--mode` value,
 // and what `--help` or a bad flag prints.
-import type { Permission } from "@gatehousejs/permission"
+import type * as Permission from "@gatehousejs/permission/Permission"
 
 /** A flag that is unknown, lacks its value or has a bad one. */
 export class UsageError {

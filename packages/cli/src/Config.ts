@@ -15,9 +15,12 @@
  */
 import * as NodeFs from "node:fs/promises"
 import * as NodePath from "node:path"
-import { Permission } from "@gatehousejs/permission"
-import type { Truncate } from "@gatehousejs/truncate"
-import { Effect, Exit, Option, Schema } from "effect"
+import * as Permission from "@gatehousejs/permission/Permission"
+import type * as Truncate from "@gatehousejs/truncate/Truncate"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 
 /**
  * The file name looked for in the working directory.

@@ -1,7 +1,8 @@
 import { PassThrough } from "node:stream"
 import { assert, describe, it } from "@effect/vitest"
-import type { Permission } from "@gatehousejs/permission"
-import { Effect, Fiber } from "effect"
+import type * as Permission from "@gatehousejs/permission/Permission"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as AskPrompt from "../src/AskPrompt.ts"
 
 const request: Permission.Request = {

@@ -1,10 +1,14 @@
 // The demo's renderer on its own: stale asks, and model text on the terminal.
 import { PassThrough } from "node:stream"
 import { assert, describe, it } from "@effect/vitest"
-import { Bus, type BusEvent, Instance } from "@gatehousejs/core"
-import { Permission } from "@gatehousejs/permission"
-import { Message } from "@gatehousejs/session"
-import { Effect, Fiber, Stream } from "effect"
+import * as Bus from "@gatehousejs/core/Bus"
+import type * as BusEvent from "@gatehousejs/core/BusEvent"
+import * as Instance from "@gatehousejs/core/Instance"
+import * as Permission from "@gatehousejs/permission/Permission"
+import * as Message from "@gatehousejs/session/Message"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Stream from "effect/Stream"
 import * as AskPrompt from "../src/AskPrompt.ts"
 import { type Actions, Rendered, renderer } from "../src/commands/demo.ts"
 

@@ -13,7 +13,7 @@ import {
 import { tmpdir } from "node:os"
 import * as NodePath from "node:path"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 
 const bin = NodePath.resolve(import.meta.dirname, "../src/bin.ts")
 const root = realpathSync(mkdtempSync(NodePath.join(tmpdir(), "gatehouse-run-")))

@@ -1,7 +1,14 @@
 // Bus throughput: one publisher to 1 and to 8 subscribers, against a plain PubSub
 // publish/take loop with the same capacity and sliding policy (the floor of this design).
-import { Bus, BusEvent, Instance } from "@gatehousejs/core"
-import { Effect, Fiber, Layer, PubSub, Schema, Stream } from "effect"
+import * as Bus from "@gatehousejs/core/Bus"
+import * as BusEvent from "@gatehousejs/core/BusEvent"
+import * as Instance from "@gatehousejs/core/Instance"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as PubSub from "effect/PubSub"
+import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
 import { median, report, timeRuns } from "../../../scripts/bench-kit.ts"
 
 const EVENTS = 200_000

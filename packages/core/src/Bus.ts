@@ -11,7 +11,15 @@
  *
  * @since 0.0.0
  */
-import { type Array as Arr, Cause, Context, Effect, Layer, PubSub, Schema, type Scope, Stream } from "effect"
+import type * as Arr from "effect/Array"
+import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as PubSub from "effect/PubSub"
+import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
 import * as BusEvent from "./BusEvent.ts"
 import type * as Instance from "./Instance.ts"
 import * as InstanceState from "./InstanceState.ts"

@@ -7,7 +7,7 @@
  *
  * @since 0.0.0
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 /**
  * A declared event type.

@@ -9,7 +9,11 @@
  */
 import { createHash } from "node:crypto"
 import * as NodePath from "node:path"
-import { Context, Effect, Exit, Layer, Scope } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Scope from "effect/Scope"
 
 /**
  * What identifies an instance: its absolute directory and a stable id derived from it.

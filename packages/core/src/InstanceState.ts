@@ -16,7 +16,12 @@
  * ```
  * @since 0.0.0
  */
-import { Cause, Context, Deferred, Effect, Exit, Scope } from "effect"
+import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Scope from "effect/Scope"
 import * as Instance from "./Instance.ts"
 
 const TypeId = "~@gatehousejs/core/InstanceState"

@@ -2,7 +2,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as NodePath from "node:path"
 import { afterEach, assert, describe, it } from "@effect/vitest"
-import { AtomicFile } from "@gatehousejs/core"
+import * as AtomicFile from "@gatehousejs/core/AtomicFile"
 
 const dirs: Array<string> = []
 const tempDir = () => {

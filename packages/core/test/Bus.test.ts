@@ -1,6 +1,12 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Bus, BusEvent, Instance } from "@gatehousejs/core"
-import { Effect, Fiber, Layer, Schema, Stream } from "effect"
+import * as Bus from "@gatehousejs/core/Bus"
+import * as BusEvent from "@gatehousejs/core/BusEvent"
+import * as Instance from "@gatehousejs/core/Instance"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
 
 const Ping = BusEvent.define("test.ping", Schema.Struct({ n: Schema.Number }))
 const Pong = BusEvent.define("test.pong", Schema.Struct({ text: Schema.String }))

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Identifier } from "@gatehousejs/core"
+import * as Identifier from "@gatehousejs/core/Identifier"
 
 describe("Identifier", () => {
   it("ascending ids are unique and sort in creation order", () => {

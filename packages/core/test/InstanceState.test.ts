@@ -1,6 +1,13 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Instance, InstanceState } from "@gatehousejs/core"
-import { Deferred, Effect, Exit, Fiber, Layer, Ref, Scope } from "effect"
+import * as Instance from "@gatehousejs/core/Instance"
+import * as InstanceState from "@gatehousejs/core/InstanceState"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Ref from "effect/Ref"
+import * as Scope from "effect/Scope"
 
 describe("Instance", () => {
   it("derives a stable project id from the resolved directory", () => {

@@ -1,9 +1,12 @@
 // ask -> reply round trips through Permission.Service: a replier fiber answers every
 // permission.asked event with "once"; the asker waits for each answer. Sequential (one
 // ask at a time: latency) and 32 sessions asking concurrently (throughput).
-import { Bus, Instance } from "@gatehousejs/core"
-import { Permission } from "@gatehousejs/permission"
-import { Effect, Fiber, Stream } from "effect"
+import * as Bus from "@gatehousejs/core/Bus"
+import * as Instance from "@gatehousejs/core/Instance"
+import * as Permission from "@gatehousejs/permission/Permission"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Stream from "effect/Stream"
 import { median, report, timeRuns } from "../../../scripts/bench-kit.ts"
 
 const ROUND_TRIPS = 20_000

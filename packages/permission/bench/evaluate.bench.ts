@@ -1,7 +1,7 @@
 // Permission.evaluate over a 1 000-rule ruleset for 10 000 (permission, pattern) pairs,
 // against a baseline with the same find-last loop whose matcher builds a RegExp on every
 // call (opencode's approach). Both must pick the very same rule for every pair.
-import { Permission } from "@gatehousejs/permission"
+import * as Permission from "@gatehousejs/permission/Permission"
 import { median, report, timeRuns } from "../../../scripts/bench-kit.ts"
 
 const RULES = 1000

@@ -8,8 +8,18 @@
  *
  * @since 0.0.0
  */
-import { Bus, BusEvent, Identifier, Instance, InstanceState } from "@gatehousejs/core"
-import { Context, Deferred, type Duration, Effect, Exit, Layer, Schema } from "effect"
+import * as Bus from "@gatehousejs/core/Bus"
+import * as BusEvent from "@gatehousejs/core/BusEvent"
+import * as Identifier from "@gatehousejs/core/Identifier"
+import * as Instance from "@gatehousejs/core/Instance"
+import * as InstanceState from "@gatehousejs/core/InstanceState"
+import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
+import type * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
 import * as ApprovalStore from "./ApprovalStore.ts"
 import * as Config from "./internal/config.ts"
 import { Rule, Ruleset } from "./internal/rule.ts"

@@ -1,9 +1,14 @@
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import * as NodePath from "node:path"
 import { assert, describe, it } from "@effect/vitest"
-import { Bus, Instance } from "@gatehousejs/core"
-import { ApprovalStore, Permission } from "@gatehousejs/permission"
-import { Effect, Fiber, Layer, Logger } from "effect"
+import * as Bus from "@gatehousejs/core/Bus"
+import * as Instance from "@gatehousejs/core/Instance"
+import * as ApprovalStore from "@gatehousejs/permission/ApprovalStore"
+import * as Permission from "@gatehousejs/permission/Permission"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
 import { input, pending, rule, tempDir } from "./support.ts"
 
 const allow = (pattern: string) => rule("bash", pattern, "allow")

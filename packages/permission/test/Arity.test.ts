@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Arity } from "@gatehousejs/permission"
+import * as Arity from "@gatehousejs/permission/Arity"
 
 describe("Arity.prefix", () => {
   const cases: ReadonlyArray<readonly [ReadonlyArray<string>, ReadonlyArray<string>]> = [

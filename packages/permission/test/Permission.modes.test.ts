@@ -1,8 +1,12 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Instance } from "@gatehousejs/core"
-import { Permission } from "@gatehousejs/permission"
-import { Effect, Exit, Fiber, type Layer, type Scope } from "effect"
-import { TestClock } from "effect/testing"
+import * as Instance from "@gatehousejs/core/Instance"
+import * as Permission from "@gatehousejs/permission/Permission"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import type * as Layer from "effect/Layer"
+import type * as Scope from "effect/Scope"
+import * as TestClock from "effect/testing/TestClock"
 import { collect, input, pending, rule, tempDir, until } from "./support.ts"
 
 type Services = Layer.Success<typeof Permission.layerMemory>

@@ -1,7 +1,7 @@
 import { homedir } from "node:os"
 import { assert, describe, it } from "@effect/vitest"
-import { Permission } from "@gatehousejs/permission"
-import { Effect } from "effect"
+import * as Permission from "@gatehousejs/permission/Permission"
+import * as Effect from "effect/Effect"
 
 type Rule = Permission.Rule
 const r = (permission: string, pattern: string, action: Permission.Action): Rule => ({

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Wildcard } from "@gatehousejs/permission"
+import * as Wildcard from "@gatehousejs/permission/Wildcard"
 
 // The regex the matcher replaces (opencode's definition), kept as an oracle.
 const oracle = (input: string, pattern: string, ignoreCase: boolean): boolean => {

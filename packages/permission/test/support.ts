@@ -2,9 +2,13 @@
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as NodePath from "node:path"
-import { Bus, type BusEvent, type Instance } from "@gatehousejs/core"
-import { Permission } from "@gatehousejs/permission"
-import { Effect, type Scope, Stream } from "effect"
+import * as Bus from "@gatehousejs/core/Bus"
+import type * as BusEvent from "@gatehousejs/core/BusEvent"
+import type * as Instance from "@gatehousejs/core/Instance"
+import * as Permission from "@gatehousejs/permission/Permission"
+import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
 
 /** A fresh temp directory, removed when the scope closes. */
 export const tempDir = (prefix = "gatehouse-permission-"): Effect.Effect<string, never, Scope.Scope> =>

@@ -7,21 +7,23 @@ import { existsSync, mkdtempSync, readFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as NodePath from "node:path"
 import * as Readline from "node:readline"
-import { NodeServices } from "@effect/platform-node"
-import { Bus, BusEvent, Instance } from "@gatehousejs/core"
-import { Permission } from "@gatehousejs/permission"
-import { Server } from "@gatehousejs/server"
-import {
-  Checkpoint,
-  DefaultTools,
-  ScriptedModel,
-  SessionProcessor,
-  SessionPrompt,
-  SessionStatus,
-  SessionStore
-} from "@gatehousejs/session"
-import { Truncate } from "@gatehousejs/truncate"
-import { Effect, Layer, Schema } from "effect"
+import * as NodeServices from "@effect/platform-node/NodeServices"
+import * as Bus from "@gatehousejs/core/Bus"
+import * as BusEvent from "@gatehousejs/core/BusEvent"
+import * as Instance from "@gatehousejs/core/Instance"
+import * as Permission from "@gatehousejs/permission/Permission"
+import * as Server from "@gatehousejs/server/Server"
+import * as Checkpoint from "@gatehousejs/session/Checkpoint"
+import * as DefaultTools from "@gatehousejs/session/DefaultTools"
+import * as ScriptedModel from "@gatehousejs/session/ScriptedModel"
+import * as SessionProcessor from "@gatehousejs/session/SessionProcessor"
+import * as SessionPrompt from "@gatehousejs/session/SessionPrompt"
+import * as SessionStatus from "@gatehousejs/session/SessionStatus"
+import * as SessionStore from "@gatehousejs/session/SessionStore"
+import * as Truncate from "@gatehousejs/truncate/Truncate"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
 import { report, root } from "../../../scripts/bench-kit.ts"
 
 const Tick = BusEvent.define(

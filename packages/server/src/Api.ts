@@ -8,17 +8,18 @@
  *
  * @since 0.0.0
  */
-import { Permission } from "@gatehousejs/permission"
-import { Checkpoint, Message, Session, SessionStatus } from "@gatehousejs/session"
-import { Schema } from "effect"
-import {
-  HttpApi,
-  HttpApiEndpoint,
-  HttpApiGroup,
-  HttpApiMiddleware,
-  HttpApiSchema,
-  OpenApi
-} from "effect/http-api"
+import * as Permission from "@gatehousejs/permission/Permission"
+import * as Checkpoint from "@gatehousejs/session/Checkpoint"
+import * as Message from "@gatehousejs/session/Message"
+import * as Session from "@gatehousejs/session/Session"
+import * as SessionStatus from "@gatehousejs/session/SessionStatus"
+import * as Schema from "effect/Schema"
+import * as HttpApi from "effect/http-api/HttpApi"
+import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
+import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
+import * as HttpApiMiddleware from "effect/http-api/HttpApiMiddleware"
+import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
+import * as OpenApi from "effect/http-api/OpenApi"
 import * as EventStream from "./EventStream.ts"
 
 /**

@@ -12,20 +12,20 @@
  *
  * @since 0.0.0
  */
-import { Bus, BusEvent, Instance } from "@gatehousejs/core"
-import {
-  type Array as Arr,
-  Cause,
-  Context,
-  Duration,
-  Effect,
-  Exit,
-  Layer,
-  Schema,
-  Scope,
-  Semaphore,
-  Stream
-} from "effect"
+import * as Bus from "@gatehousejs/core/Bus"
+import * as BusEvent from "@gatehousejs/core/BusEvent"
+import * as Instance from "@gatehousejs/core/Instance"
+import type * as Arr from "effect/Array"
+import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import * as Scope from "effect/Scope"
+import * as Semaphore from "effect/Semaphore"
+import * as Stream from "effect/Stream"
 
 /**
  * Why a client must refetch its state: `replay-gap` (the events after its

@@ -14,14 +14,13 @@
  * @since 0.0.0
  */
 import { randomBytes, timingSafeEqual } from "node:crypto"
-import { ByteSize, Effect } from "effect"
-import {
-  HttpIncomingMessage,
-  HttpRouter,
-  type HttpServerError,
-  HttpServerRequest,
-  HttpServerResponse
-} from "effect/http"
+import * as ByteSize from "effect/ByteSize"
+import * as Effect from "effect/Effect"
+import * as HttpIncomingMessage from "effect/http/HttpIncomingMessage"
+import * as HttpRouter from "effect/http/HttpRouter"
+import type * as HttpServerError from "effect/http/HttpServerError"
+import * as HttpServerRequest from "effect/http/HttpServerRequest"
+import * as HttpServerResponse from "effect/http/HttpServerResponse"
 
 /**
  * @since 0.0.0

@@ -3,8 +3,8 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs"
 import * as NodePath from "node:path"
 import { assert, layer } from "@effect/vitest"
-import { Server } from "@gatehousejs/server"
-import { Effect } from "effect"
+import * as Server from "@gatehousejs/server/Server"
+import * as Effect from "effect/Effect"
 import { raw, SseClient, stack, tempProject, until } from "./harness.ts"
 
 const TOKEN = "test-token"

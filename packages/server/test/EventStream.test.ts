@@ -1,8 +1,14 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Bus, BusEvent, Instance } from "@gatehousejs/core"
-import { EventStream } from "@gatehousejs/server"
-import { Cause, Effect, Layer, Schema, Stream } from "effect"
-import { TestClock } from "effect/testing"
+import * as Bus from "@gatehousejs/core/Bus"
+import * as BusEvent from "@gatehousejs/core/BusEvent"
+import * as Instance from "@gatehousejs/core/Instance"
+import * as EventStream from "@gatehousejs/server/EventStream"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
+import * as TestClock from "effect/testing/TestClock"
 import { SseParser } from "./sse.ts"
 
 const Tick = BusEvent.define("test.tick", Schema.Struct({ n: Schema.Number }))

@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Guard } from "@gatehousejs/server"
+import * as Guard from "@gatehousejs/server/Guard"
 
 describe("Guard", () => {
   it("reads the host name of a Host header, without port", () => {

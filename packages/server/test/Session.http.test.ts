@@ -1,7 +1,7 @@
 import { assert, layer } from "@effect/vitest"
-import { Instance } from "@gatehousejs/core"
-import { Server } from "@gatehousejs/server"
-import { Effect } from "effect"
+import * as Instance from "@gatehousejs/core/Instance"
+import * as Server from "@gatehousejs/server/Server"
+import * as Effect from "effect/Effect"
 import { stack, tempProject, until } from "./harness.ts"
 
 const TOKEN = "test-token"

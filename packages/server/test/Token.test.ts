@@ -1,6 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Server } from "@gatehousejs/server"
-import { ConfigProvider, Effect, Option } from "effect"
+import * as Server from "@gatehousejs/server/Server"
+import * as ConfigProvider from "effect/ConfigProvider"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 
 const fromEnv = (env: Record<string, string>) =>
   Effect.gen(function* () {

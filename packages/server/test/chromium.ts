@@ -4,7 +4,7 @@
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as NodePath from "node:path"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { chromium } from "playwright-core"
 
 export const CHROMIUM = "/usr/bin/chromium"

@@ -1,6 +1,8 @@
 // The test harness's own guarantees: a wait that never ends fails with a message.
 import { assert, it } from "@effect/vitest"
-import { Cause, Effect, Exit } from "effect"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import { until } from "./harness.ts"
 
 it.live("until fails after its deadline, naming what it waited for and what it saw last", () =>

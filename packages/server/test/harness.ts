@@ -5,21 +5,23 @@ import { mkdtempSync } from "node:fs"
 import * as Http from "node:http"
 import { tmpdir } from "node:os"
 import * as NodePath from "node:path"
-import { NodeServices } from "@effect/platform-node"
-import type { Bus, Instance } from "@gatehousejs/core"
-import { type ApprovalStore, Permission } from "@gatehousejs/permission"
-import { type EventStream, Server } from "@gatehousejs/server"
-import {
-  Checkpoint,
-  DefaultTools,
-  ScriptedModel,
-  SessionProcessor,
-  SessionPrompt,
-  SessionStatus,
-  SessionStore
-} from "@gatehousejs/session"
-import { Truncate } from "@gatehousejs/truncate"
-import { Effect, Layer } from "effect"
+import * as NodeServices from "@effect/platform-node/NodeServices"
+import type * as Bus from "@gatehousejs/core/Bus"
+import type * as Instance from "@gatehousejs/core/Instance"
+import type * as ApprovalStore from "@gatehousejs/permission/ApprovalStore"
+import * as Permission from "@gatehousejs/permission/Permission"
+import type * as EventStream from "@gatehousejs/server/EventStream"
+import * as Server from "@gatehousejs/server/Server"
+import * as Checkpoint from "@gatehousejs/session/Checkpoint"
+import * as DefaultTools from "@gatehousejs/session/DefaultTools"
+import * as ScriptedModel from "@gatehousejs/session/ScriptedModel"
+import * as SessionProcessor from "@gatehousejs/session/SessionProcessor"
+import * as SessionPrompt from "@gatehousejs/session/SessionPrompt"
+import * as SessionStatus from "@gatehousejs/session/SessionStatus"
+import * as SessionStore from "@gatehousejs/session/SessionStore"
+import * as Truncate from "@gatehousejs/truncate/Truncate"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { SseParser } from "./sse.ts"
 
 export const tempProject = (): string => mkdtempSync(NodePath.join(tmpdir(), "gatehouse-server-"))

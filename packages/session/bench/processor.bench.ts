@@ -3,11 +3,19 @@
 // `Stream.runForEach` that only appends the same deltas to a string, in the same run.
 // Peak RSS is sampled during each processor run and compared with the message text size.
 import { spawnSync } from "node:child_process"
-import { Bus, Identifier, Instance } from "@gatehousejs/core"
-import { Permission } from "@gatehousejs/permission"
-import { Message, SessionProcessor, SessionStatus, SessionStore } from "@gatehousejs/session"
-import { Effect, Fiber, Layer, Stream } from "effect"
-import { Response } from "effect/ai"
+import * as Bus from "@gatehousejs/core/Bus"
+import * as Identifier from "@gatehousejs/core/Identifier"
+import * as Instance from "@gatehousejs/core/Instance"
+import * as Permission from "@gatehousejs/permission/Permission"
+import * as Message from "@gatehousejs/session/Message"
+import * as SessionProcessor from "@gatehousejs/session/SessionProcessor"
+import * as SessionStatus from "@gatehousejs/session/SessionStatus"
+import * as SessionStore from "@gatehousejs/session/SessionStore"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Stream from "effect/Stream"
+import * as Response from "effect/ai/Response"
 import { median, mib, report, timeRuns } from "../../../scripts/bench-kit.ts"
 
 const DELTAS = 1_000_000

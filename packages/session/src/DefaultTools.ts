@@ -11,11 +11,13 @@
  * ```
  * @since 0.0.0
  */
-import type { Permission } from "@gatehousejs/permission"
-import { ShellParser, ShellTool } from "@gatehousejs/shell"
-import { Truncate } from "@gatehousejs/truncate"
-import { Layer } from "effect"
-import { type Tool, Toolkit } from "effect/ai"
+import type * as Permission from "@gatehousejs/permission/Permission"
+import * as ShellParser from "@gatehousejs/shell/ShellParser"
+import * as ShellTool from "@gatehousejs/shell/ShellTool"
+import * as Truncate from "@gatehousejs/truncate/Truncate"
+import * as Layer from "effect/Layer"
+import type * as Tool from "effect/ai/Tool"
+import * as Toolkit from "effect/ai/Toolkit"
 import * as FileTools from "./FileTools.ts"
 import * as ReadTools from "./ReadTools.ts"
 

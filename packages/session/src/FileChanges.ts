@@ -30,7 +30,9 @@
  * ```
  * @since 0.0.0
  */
-import { Context, Effect, Schema } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 
 /**
  * What a change does to its file.

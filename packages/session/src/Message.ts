@@ -9,8 +9,8 @@
  *
  * @since 0.0.0
  */
-import { BusEvent } from "@gatehousejs/core"
-import { Schema } from "effect"
+import * as BusEvent from "@gatehousejs/core/BusEvent"
+import * as Schema from "effect/Schema"
 
 /**
  * Token counts of a model step.

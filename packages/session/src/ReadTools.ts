@@ -16,11 +16,13 @@
  */
 import * as NodeFs from "node:fs/promises"
 import * as NodePath from "node:path"
-import { Instance } from "@gatehousejs/core"
-import { Permission } from "@gatehousejs/permission"
-import { Truncate } from "@gatehousejs/truncate"
-import { Effect, Schema } from "effect"
-import { Tool, Toolkit } from "effect/ai"
+import * as Instance from "@gatehousejs/core/Instance"
+import * as Permission from "@gatehousejs/permission/Permission"
+import * as Truncate from "@gatehousejs/truncate/Truncate"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import * as Tool from "effect/ai/Tool"
+import * as Toolkit from "effect/ai/Toolkit"
 import * as FileAccess from "./internal/fileAccess.ts"
 import { bounded, fileError, gate, locate, toFailure } from "./internal/fileAccess.ts"
 

@@ -3,8 +3,8 @@
  *
  * @since 0.0.0
  */
-import { BusEvent } from "@gatehousejs/core"
-import { Schema } from "effect"
+import * as BusEvent from "@gatehousejs/core/BusEvent"
+import * as Schema from "effect/Schema"
 import { MessageError } from "./Message.ts"
 
 /**

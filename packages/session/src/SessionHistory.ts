@@ -9,7 +9,7 @@
  *
  * @since 0.0.0
  */
-import type { Prompt } from "effect/ai"
+import type * as Prompt from "effect/ai/Prompt"
 import type * as Message from "./Message.ts"
 
 /**

@@ -25,24 +25,24 @@
  *
  * @since 0.0.0
  */
-import { Bus, Identifier, type Instance } from "@gatehousejs/core"
-import { Permission } from "@gatehousejs/permission"
-import {
-  Cause,
-  Clock,
-  Context,
-  Effect,
-  Exit,
-  Fiber,
-  Layer,
-  Option,
-  Random,
-  Schema,
-  Scope,
-  Semaphore,
-  Stream
-} from "effect"
-import type { Response } from "effect/ai"
+import * as Bus from "@gatehousejs/core/Bus"
+import * as Identifier from "@gatehousejs/core/Identifier"
+import type * as Instance from "@gatehousejs/core/Instance"
+import * as Permission from "@gatehousejs/permission/Permission"
+import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Random from "effect/Random"
+import * as Schema from "effect/Schema"
+import * as Scope from "effect/Scope"
+import * as Semaphore from "effect/Semaphore"
+import * as Stream from "effect/Stream"
+import type * as Response from "effect/ai/Response"
 import * as DoomLoop from "./DoomLoop.ts"
 import {
   asInput,

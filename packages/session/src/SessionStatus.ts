@@ -5,8 +5,13 @@
  *
  * @since 0.0.0
  */
-import { Bus, BusEvent, type Instance } from "@gatehousejs/core"
-import { Context, Effect, Layer, Schema } from "effect"
+import * as Bus from "@gatehousejs/core/Bus"
+import * as BusEvent from "@gatehousejs/core/BusEvent"
+import type * as Instance from "@gatehousejs/core/Instance"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
 
 /**
  * A session's status.

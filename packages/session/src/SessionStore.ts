@@ -25,8 +25,12 @@
  */
 import * as NodeFs from "node:fs/promises"
 import * as NodePath from "node:path"
-import { AtomicFile } from "@gatehousejs/core"
-import { Context, Effect, Layer, Schema, Semaphore } from "effect"
+import * as AtomicFile from "@gatehousejs/core/AtomicFile"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import * as Semaphore from "effect/Semaphore"
 import * as Message from "./Message.ts"
 import * as Session from "./Session.ts"
 

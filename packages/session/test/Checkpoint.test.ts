@@ -2,23 +2,29 @@ import * as NodeFs from "node:fs/promises"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import { assert, describe, it } from "@effect/vitest"
-import { Bus, Instance } from "@gatehousejs/core"
-import { Permission } from "@gatehousejs/permission"
-import {
-  Checkpoint,
-  FileChanges,
-  FileTools,
-  Message,
-  ScriptedModel,
-  SessionProcessor,
-  SessionPrompt,
-  SessionStatus,
-  SessionStore
-} from "@gatehousejs/session"
-import { ShellContext } from "@gatehousejs/shell"
-import { Truncate } from "@gatehousejs/truncate"
-import { Effect, Exit, Fiber, Layer, Schema, type Scope, Stream } from "effect"
-import { Tool, Toolkit } from "effect/ai"
+import * as Bus from "@gatehousejs/core/Bus"
+import * as Instance from "@gatehousejs/core/Instance"
+import * as Permission from "@gatehousejs/permission/Permission"
+import * as Checkpoint from "@gatehousejs/session/Checkpoint"
+import * as FileChanges from "@gatehousejs/session/FileChanges"
+import * as FileTools from "@gatehousejs/session/FileTools"
+import * as Message from "@gatehousejs/session/Message"
+import * as ScriptedModel from "@gatehousejs/session/ScriptedModel"
+import * as SessionProcessor from "@gatehousejs/session/SessionProcessor"
+import * as SessionPrompt from "@gatehousejs/session/SessionPrompt"
+import * as SessionStatus from "@gatehousejs/session/SessionStatus"
+import * as SessionStore from "@gatehousejs/session/SessionStore"
+import * as ShellContext from "@gatehousejs/shell/ShellContext"
+import * as Truncate from "@gatehousejs/truncate/Truncate"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import * as Tool from "effect/ai/Tool"
+import * as Toolkit from "effect/ai/Toolkit"
 import { collect, settle } from "./helpers.ts"
 
 // A tool that deletes a file, declaring it first: any file-changing tool uses the same seam.

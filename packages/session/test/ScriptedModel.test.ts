@@ -2,9 +2,12 @@ import * as NodeFs from "node:fs/promises"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import { assert, describe, it } from "@effect/vitest"
-import { ScriptedModel } from "@gatehousejs/session"
-import { Effect, Exit, Stream } from "effect"
-import { AiError, LanguageModel } from "effect/ai"
+import * as ScriptedModel from "@gatehousejs/session/ScriptedModel"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Stream from "effect/Stream"
+import * as AiError from "effect/ai/AiError"
+import * as LanguageModel from "effect/ai/LanguageModel"
 
 const script: ScriptedModel.Script = {
   turns: [

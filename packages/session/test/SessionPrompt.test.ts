@@ -1,18 +1,25 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Bus, Instance } from "@gatehousejs/core"
-import { Permission } from "@gatehousejs/permission"
-import {
-  type Message,
-  ScriptedModel,
-  SessionProcessor,
-  SessionPrompt,
-  SessionStatus,
-  SessionStore
-} from "@gatehousejs/session"
-import { ShellContext } from "@gatehousejs/shell"
-import { Effect, Fiber, Layer, Schema, type Scope, Stream } from "effect"
-import { LanguageModel, type Prompt, Tool, Toolkit } from "effect/ai"
-import { TestClock } from "effect/testing"
+import * as Bus from "@gatehousejs/core/Bus"
+import * as Instance from "@gatehousejs/core/Instance"
+import * as Permission from "@gatehousejs/permission/Permission"
+import type * as Message from "@gatehousejs/session/Message"
+import * as ScriptedModel from "@gatehousejs/session/ScriptedModel"
+import * as SessionProcessor from "@gatehousejs/session/SessionProcessor"
+import * as SessionPrompt from "@gatehousejs/session/SessionPrompt"
+import * as SessionStatus from "@gatehousejs/session/SessionStatus"
+import * as SessionStore from "@gatehousejs/session/SessionStore"
+import * as ShellContext from "@gatehousejs/shell/ShellContext"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import * as LanguageModel from "effect/ai/LanguageModel"
+import type * as Prompt from "effect/ai/Prompt"
+import * as Tool from "effect/ai/Tool"
+import * as Toolkit from "effect/ai/Toolkit"
+import * as TestClock from "effect/testing/TestClock"
 import { DIR } from "./helpers.ts"
 
 // A tool that reports the context it ran with, and one that asks a permission first.

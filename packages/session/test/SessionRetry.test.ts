@@ -1,5 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
-import { DoomLoop, type Message, SessionRetry } from "@gatehousejs/session"
+import * as DoomLoop from "@gatehousejs/session/DoomLoop"
+import type * as Message from "@gatehousejs/session/Message"
+import * as SessionRetry from "@gatehousejs/session/SessionRetry"
 import { httpError } from "./helpers.ts"
 
 describe("SessionRetry.delay", () => {

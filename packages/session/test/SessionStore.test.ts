@@ -2,8 +2,11 @@ import * as NodeFs from "node:fs/promises"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import { assert, describe, it } from "@effect/vitest"
-import { Message, type Session, SessionStore } from "@gatehousejs/session"
-import { Effect, Logger } from "effect"
+import * as Message from "@gatehousejs/session/Message"
+import type * as Session from "@gatehousejs/session/Session"
+import * as SessionStore from "@gatehousejs/session/SessionStore"
+import * as Effect from "effect/Effect"
+import * as Logger from "effect/Logger"
 
 const session: Session.Info = {
   id: "ses_1",

@@ -4,7 +4,11 @@
 // Targets: median analysis <= 3x the bare parse; p99 analysis < 1 ms.
 import * as fs from "node:fs"
 import * as NodePath from "node:path"
-import { Context, Effect, Exit, Layer, Scope } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Scope from "effect/Scope"
 import { Language, Parser } from "web-tree-sitter"
 import { median, percentile, report } from "../../../scripts/bench-kit.ts"
 import * as ShellAnalysis from "../src/ShellAnalysis.ts"

@@ -13,8 +13,10 @@
  * @since 0.0.0
  */
 import * as os from "node:os"
-import { Arity } from "@gatehousejs/permission"
-import { Clock, Context, Effect } from "effect"
+import * as Arity from "@gatehousejs/permission/Arity"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
 import { walkBash } from "./internal/bash.ts"
 import * as Interpret from "./internal/interpret.ts"
 import { emptyWalk, type WalkResult } from "./internal/model.ts"

@@ -20,8 +20,9 @@
  *
  * @since 0.0.0
  */
-import type { Permission } from "@gatehousejs/permission"
-import { Context, type Effect } from "effect"
+import type * as Permission from "@gatehousejs/permission/Permission"
+import * as Context from "effect/Context"
+import type * as Effect from "effect/Effect"
 
 /**
  * The default timeout of a command, in milliseconds.

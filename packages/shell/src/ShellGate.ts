@@ -23,8 +23,8 @@
  */
 import * as fs from "node:fs"
 import * as NodePath from "node:path"
-import { Permission } from "@gatehousejs/permission"
-import { Effect } from "effect"
+import * as Permission from "@gatehousejs/permission/Permission"
+import * as Effect from "effect/Effect"
 import { renderRedirect } from "./internal/interpret.ts"
 import { isBroadProgram, readsDirectoryContents } from "./internal/programs.ts"
 import * as ShellAnalysis from "./ShellAnalysis.ts"

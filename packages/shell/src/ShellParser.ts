@@ -4,6 +4,9 @@
  * The layer loads the web-tree-sitter runtime and the bash and PowerShell grammars once,
  * from the installed `web-tree-sitter`, `tree-sitter-bash` and `tree-sitter-powershell`
  * packages (resolved through the module system, so it works wherever they are installed).
+ * The PowerShell grammar is read when the layer is built and compiled on the first
+ * PowerShell text; a file that is not a grammar then fails that parse as a defect carrying
+ * a {@link LoadError}.
  * Every tree is deleted: `parse` acquires it with `Effect.acquireRelease` (deleted when its
  * scope closes), `withTrees` deletes the trees of its synchronous work when that work ends.
  * A tree left undeleted keeps its wasm memory for ever.
@@ -13,7 +16,11 @@
 import { readFile } from "node:fs/promises"
 import * as NodePath from "node:path"
 import { fileURLToPath } from "node:url"
-import { Context, Effect, Layer, Schema, type Scope } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
 import { Language, Parser, type Tree } from "web-tree-sitter"
 import { type SyntaxNode, type TreeReader, verifiedReader, wasmTreeReader } from "./internal/syntax.ts"
 
@@ -118,9 +125,9 @@ export interface Interface {
    * How {@link Trees.syntax} copies trees: through the runtime's own functions (`runtime`,
    * when this layer initialised web-tree-sitter and the runtime passed the check), or
    * through the public cursor (`cursor`, 2-3x slower, same result). The check runs on the
-   * first copy (or on this call).
+   * first copy of each dialect (or on this call), with probe texts of that dialect.
    */
-  readonly treeReader: () => "runtime" | "cursor"
+  readonly treeReader: (dialect?: Dialect) => "runtime" | "cursor"
 }
 
 /**
@@ -175,6 +182,10 @@ const load = (file: string) =>
     )
   )
 
+// The lib this project compiles against has no WebAssembly types; Node has the global.
+const compileWasm = (bytes: Uint8Array): Parameters<typeof Language.loadSync>[0] =>
+  new (globalThis as unknown as { WebAssembly: { Module: new (bytes: Uint8Array) => never } }).WebAssembly.Module(bytes)
+
 /**
  * Builds the service from explicit file locations (the live layer resolves them from the
  * installed packages; tests use this to check a broken installation fails typed).
@@ -200,34 +211,50 @@ export const layerFrom = (locations: {
         try: () => Parser.init(runtime),
         catch: (cause) => loadError(locations.runtime, cause)
       })
-      const [bashLanguage, powershellLanguage] = yield* Effect.all(
-        [load(locations.bash), load(locations.powershell)],
-        {
-          concurrency: 2
+      const bashLanguage = yield* load(locations.bash)
+      // The PowerShell grammar is read now (a missing file fails the layer) but compiled on
+      // the first PowerShell text: most processes judge only bash, and the compile and its
+      // first parse cost more than a whole `gatehouse check` of a bash command.
+      const powershellBytes = yield* Effect.tryPromise({
+        try: () => readFile(locations.powershell),
+        catch: (cause) => loadError(locations.powershell, cause)
+      })
+      const made: Array<Parser> = []
+      yield* Effect.addFinalizer(() => Effect.sync(() => made.forEach((parser) => parser.delete())))
+      const makeParser = (language: Language): Parser => {
+        const parser = new Parser().setLanguage(language)
+        made.push(parser)
+        return parser
+      }
+      const parsers: Partial<Record<Dialect, Parser>> = { bash: makeParser(bashLanguage) }
+      const parserFor = (dialect: Dialect): Parser => {
+        let parser = parsers[dialect]
+        if (parser === undefined) {
+          let language: Language
+          try {
+            language = Language.loadSync(compileWasm(powershellBytes))
+          } catch (cause) {
+            // Thrown inside Effect.sync, so a defect carrying the typed error and its file.
+            throw loadError(locations.powershell, cause)
+          }
+          parser = parsers[dialect] = makeParser(language)
         }
-      )
-      const makeParser = (language: Language) =>
-        Effect.acquireRelease(
-          Effect.sync(() => new Parser().setLanguage(language)),
-          (parser) => Effect.sync(() => parser.delete())
-        )
-      const parsers: Record<Dialect, Parser> = {
-        bash: yield* makeParser(bashLanguage),
-        powershell: yield* makeParser(powershellLanguage)
+        return parser
       }
       const parseNow = (text: string, dialect: Dialect): Tree => {
-        const tree = parsers[dialect].parse(text)
+        const tree = parserFor(dialect).parse(text)
         // web-tree-sitter returns null only when parsing was cancelled, which we never do.
         if (tree === null) throw new Error(`tree-sitter returned no tree for a ${dialect} command`)
         return tree
       }
       const fast = wasmTreeReader(runtime)
-      // Checked on first use, not here: parsing the probes makes V8 start optimising the
-      // grammars' large lexers, and a process that stops within seconds would wait for that.
-      let checked: TreeReader | undefined
-      const read = (): TreeReader => {
-        checked ??= verifiedReader(fast, parseNow)
-        return checked
+      // Checked on first use of each dialect, not here: parsing the probes makes V8 compile
+      // and start optimising the grammars' large lexers, which a one-shot process never needs.
+      const checked: Partial<Record<Dialect, TreeReader>> = {}
+      const read = (dialect: Dialect): TreeReader => {
+        let reader = checked[dialect]
+        if (reader === undefined) reader = checked[dialect] = verifiedReader(fast, parseNow, dialect)
+        return reader
       }
       const parse = (text: string, dialect: Dialect): Effect.Effect<Tree, never, Scope.Scope> =>
         Effect.acquireRelease(
@@ -248,7 +275,7 @@ export const layerFrom = (locations: {
           const syntax = (text: string, dialect: Dialect): SyntaxNode => {
             const tree = parseNow(text, dialect)
             try {
-              return read()(tree, text)
+              return read(dialect)(tree, text)
             } finally {
               tree.delete()
             }
@@ -262,7 +289,7 @@ export const layerFrom = (locations: {
       return Service.of({
         parse,
         withTrees,
-        treeReader: () => (read() === fast ? "runtime" : "cursor")
+        treeReader: (dialect = "bash") => (read(dialect) === fast ? "runtime" : "cursor")
       })
     })
   )

@@ -1,7 +1,11 @@
 import { spawnSync } from "node:child_process"
 import { fileURLToPath } from "node:url"
 import { assert, describe, it, layer } from "@effect/vitest"
-import { Effect, Exit, Layer, Scope } from "effect"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Scope from "effect/Scope"
 import type { Tree } from "web-tree-sitter"
 import { ShellParser } from "../src/index.ts"
 
@@ -52,6 +56,26 @@ describe("ShellParser.layer", () => {
         assert.strictEqual(error.value.file, "/nonexistent/tree-sitter-powershell.wasm")
         assert.include(error.value.message, "/nonexistent/tree-sitter-powershell.wasm")
       }
+    })
+  )
+
+  it.effect("compiles the PowerShell grammar on the first PowerShell text: a file that is not a grammar fails that parse with its LoadError", () =>
+    Effect.gen(function* () {
+      const files = ShellParser.files()
+      const exit = yield* Effect.exit(
+        Effect.scoped(
+          Effect.gen(function* () {
+            const parser = yield* ShellParser.Service
+            const bash = yield* parser.withTrees((trees) => trees.syntax("ls -la", "bash").type)
+            assert.strictEqual(bash, "program")
+            return yield* parser.withTrees((trees) => trees.syntax("Get-ChildItem", "powershell").type)
+          }).pipe(Effect.provide(ShellParser.layerFrom({ ...files, powershell: files.runtime })))
+        )
+      )
+      assert.isTrue(Exit.isFailure(exit))
+      const defect = Exit.isFailure(exit) ? Cause.squash(exit.cause) : undefined
+      assert.instanceOf(defect, ShellParser.LoadError)
+      assert.strictEqual((defect as ShellParser.LoadError).file, files.runtime)
     })
   )
 

@@ -4,7 +4,7 @@
 import * as fs from "node:fs"
 import * as NodePath from "node:path"
 import { assert, describe, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { afterAll } from "vitest"
 import { ShellParser } from "../src/index.ts"
 import { type JudgeOptions, judge, makeProject, notes, removeProject, request } from "./gate-support.ts"

@@ -4,8 +4,8 @@
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as NodePath from "node:path"
-import { Permission } from "@gatehousejs/permission"
-import { Effect } from "effect"
+import * as Permission from "@gatehousejs/permission/Permission"
+import * as Effect from "effect/Effect"
 import { ShellAnalysis, ShellGate, type ShellParser } from "../src/index.ts"
 
 /** opencode's agent defaults, as `gatehouse check` uses them. */

@@ -3,7 +3,7 @@
 import * as fs from "node:fs"
 import { fileURLToPath } from "node:url"
 import { assert, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { Language, type Node, Parser, type Tree } from "web-tree-sitter"
 import { ShellParser } from "../src/index.ts"
 import {
@@ -65,6 +65,7 @@ layer(ShellParser.layer)("SyntaxNode copies", (it) => {
     Effect.gen(function* () {
       const parser = yield* ShellParser.Service
       assert.strictEqual(parser.treeReader(), "runtime")
+      assert.strictEqual(parser.treeReader("powershell"), "runtime")
     })
   )
 
@@ -105,13 +106,15 @@ layer(ShellParser.layer)("SyntaxNode copies", (it) => {
         return root
       }
       const honest = (tree: Tree, source: string): SyntaxNode => copyTree(tree, source)
-      assert.strictEqual(verifiedReader(skewed, parse), copyTree)
       const throwing = (): SyntaxNode => {
         throw new Error("unexpected transfer buffer")
       }
-      assert.strictEqual(verifiedReader(throwing, parse), copyTree)
-      assert.strictEqual(verifiedReader(undefined, parse), copyTree)
-      assert.strictEqual(verifiedReader(honest, parse), honest)
+      for (const dialect of ["bash", "powershell"] as const) {
+        assert.strictEqual(verifiedReader(skewed, parse, dialect), copyTree)
+        assert.strictEqual(verifiedReader(throwing, parse, dialect), copyTree)
+        assert.strictEqual(verifiedReader(undefined, parse, dialect), copyTree)
+        assert.strictEqual(verifiedReader(honest, parse, dialect), honest)
+      }
       const tree = parse("echo x", "bash")
       assert.isFalse(sameTree(skewed(tree, "echo x"), copyTree(tree, "echo x")))
       tree.delete()

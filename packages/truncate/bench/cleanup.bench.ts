@@ -4,8 +4,9 @@ import { spawnSync } from "node:child_process"
 import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
-import { Truncate } from "@gatehousejs/truncate"
-import { Duration, Effect } from "effect"
+import * as Truncate from "@gatehousejs/truncate/Truncate"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
 import { median, report } from "../../../scripts/bench-kit.ts"
 
 const FILES = 100_000

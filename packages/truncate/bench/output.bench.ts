@@ -3,8 +3,8 @@
 import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
-import { Truncate } from "@gatehousejs/truncate"
-import { Effect } from "effect"
+import * as Truncate from "@gatehousejs/truncate/Truncate"
+import * as Effect from "effect/Effect"
 import { median, report } from "../../../scripts/bench-kit.ts"
 
 const SIZE = 100_000_000

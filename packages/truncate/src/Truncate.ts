@@ -10,21 +10,19 @@
  */
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
-import { NodeFileSystem } from "@effect/platform-node"
-import {
-  Cause,
-  Config,
-  Context,
-  Duration,
-  Effect,
-  FileSystem,
-  Layer,
-  type PlatformError,
-  Schedule,
-  Schema,
-  type Scope,
-  Semaphore
-} from "effect"
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
+import * as Cause from "effect/Cause"
+import * as Config from "effect/Config"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as FileSystem from "effect/FileSystem"
+import * as Layer from "effect/Layer"
+import type * as PlatformError from "effect/PlatformError"
+import * as Schedule from "effect/Schedule"
+import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
+import * as Semaphore from "effect/Semaphore"
 import * as Cut from "./internal/cut.ts"
 import * as Reaper from "./internal/reaper.ts"
 import * as SpillSink from "./internal/sink.ts"

@@ -1,9 +1,11 @@
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import { assert, describe, it } from "@effect/vitest"
-import { Identifier } from "@gatehousejs/core"
-import { Effect, Exit, Scope } from "effect"
-import { TestClock } from "effect/testing"
+import * as Identifier from "@gatehousejs/core/Identifier"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Scope from "effect/Scope"
+import * as TestClock from "effect/testing/TestClock"
 import { eventually, fileAged, makeTruncate, settle, spillFiles } from "./helpers.ts"
 
 // The reaper reads the clock; start the test clock at the real time so mtimes make sense.

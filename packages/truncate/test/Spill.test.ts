@@ -4,8 +4,10 @@ import * as NodePath from "node:path"
 import * as NodeV8 from "node:v8"
 import * as NodeVm from "node:vm"
 import { assert, describe, it } from "@effect/vitest"
-import { Truncate } from "@gatehousejs/truncate"
-import { Effect, Exit, Scope } from "effect"
+import * as Truncate from "@gatehousejs/truncate/Truncate"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Scope from "effect/Scope"
 import { makeTruncate, random, spillFiles } from "./helpers.ts"
 
 const encoder = new TextEncoder()

@@ -2,8 +2,11 @@ import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import { assert, describe, it } from "@effect/vitest"
-import { Truncate } from "@gatehousejs/truncate"
-import { ConfigProvider, Duration, Effect, Logger } from "effect"
+import * as Truncate from "@gatehousejs/truncate/Truncate"
+import * as ConfigProvider from "effect/ConfigProvider"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Logger from "effect/Logger"
 import { makeTruncate, spillFiles } from "./helpers.ts"
 
 const lines = (count: number, prefix = "line") =>

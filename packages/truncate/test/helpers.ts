@@ -1,9 +1,14 @@
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
-import { NodeFileSystem } from "@effect/platform-node"
-import { Truncate } from "@gatehousejs/truncate"
-import { Context, Duration, Effect, FileSystem, Layer, type Scope } from "effect"
-import { TestClock } from "effect/testing"
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
+import * as Truncate from "@gatehousejs/truncate/Truncate"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as FileSystem from "effect/FileSystem"
+import * as Layer from "effect/Layer"
+import type * as Scope from "effect/Scope"
+import * as TestClock from "effect/testing/TestClock"
 
 /** A fresh temp directory (removed with the scope) and a service whose spill folder is inside it. */
 export const makeTruncate = (

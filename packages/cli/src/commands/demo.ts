@@ -4,20 +4,28 @@ import * as NodeFsSync from "node:fs"
 import * as NodeFs from "node:fs/promises"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
-import { NodeServices } from "@effect/platform-node"
-import { Bus, BusEvent, Instance } from "@gatehousejs/core"
-import { ApprovalStore, Permission } from "@gatehousejs/permission"
-import {
-  Checkpoint,
-  DefaultTools,
-  type Message,
-  ScriptedModel,
-  SessionProcessor,
-  SessionPrompt,
-  SessionStatus,
-  SessionStore
-} from "@gatehousejs/session"
-import { Cause, Deferred, Effect, Exit, Fiber, Layer, Schema, Stream } from "effect"
+import * as NodeServices from "@effect/platform-node/NodeServices"
+import * as Bus from "@gatehousejs/core/Bus"
+import * as BusEvent from "@gatehousejs/core/BusEvent"
+import * as Instance from "@gatehousejs/core/Instance"
+import * as ApprovalStore from "@gatehousejs/permission/ApprovalStore"
+import * as Permission from "@gatehousejs/permission/Permission"
+import * as Checkpoint from "@gatehousejs/session/Checkpoint"
+import * as DefaultTools from "@gatehousejs/session/DefaultTools"
+import type * as Message from "@gatehousejs/session/Message"
+import * as ScriptedModel from "@gatehousejs/session/ScriptedModel"
+import * as SessionProcessor from "@gatehousejs/session/SessionProcessor"
+import * as SessionPrompt from "@gatehousejs/session/SessionPrompt"
+import * as SessionStatus from "@gatehousejs/session/SessionStatus"
+import * as SessionStore from "@gatehousejs/session/SessionStore"
+import * as Cause from "effect/Cause"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
 import * as AskPrompt from "../AskPrompt.ts"
 import * as Config from "../Config.ts"
 import * as TerminalText from "../TerminalText.ts"

@@ -4,21 +4,22 @@ import { existsSync, statSync } from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import { parseArgs } from "node:util"
-import { NodeServices } from "@effect/platform-node"
-import { Bus, Instance } from "@gatehousejs/core"
-import { ApprovalStore, Permission } from "@gatehousejs/permission"
-import { Server } from "@gatehousejs/server"
-import {
-  Checkpoint,
-  DefaultTools,
-  ScriptedModel,
-  SessionProcessor,
-  SessionPrompt,
-  SessionStatus,
-  SessionStore
-} from "@gatehousejs/session"
-import { Truncate } from "@gatehousejs/truncate"
-import { Effect, Layer } from "effect"
+import * as NodeServices from "@effect/platform-node/NodeServices"
+import * as Bus from "@gatehousejs/core/Bus"
+import * as Instance from "@gatehousejs/core/Instance"
+import * as ApprovalStore from "@gatehousejs/permission/ApprovalStore"
+import * as Permission from "@gatehousejs/permission/Permission"
+import * as Server from "@gatehousejs/server/Server"
+import * as Checkpoint from "@gatehousejs/session/Checkpoint"
+import * as DefaultTools from "@gatehousejs/session/DefaultTools"
+import * as ScriptedModel from "@gatehousejs/session/ScriptedModel"
+import * as SessionProcessor from "@gatehousejs/session/SessionProcessor"
+import * as SessionPrompt from "@gatehousejs/session/SessionPrompt"
+import * as SessionStatus from "@gatehousejs/session/SessionStatus"
+import * as SessionStore from "@gatehousejs/session/SessionStore"
+import * as Truncate from "@gatehousejs/truncate/Truncate"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Config from "../Config.ts"
 
 const usage = `usage: gatehouse serve [--host H] [--port P] [--cwd DIR] [--config FILE] [--script FILE]

@@ -1,6 +1,6 @@
 // The rule schemas, apart from Permission.ts so ApprovalStore can decode stored rules
 // without an import cycle. Re-exported by Permission.
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 /**
  * What a rule decides: `allow`, `ask` (a person answers) or `deny`.

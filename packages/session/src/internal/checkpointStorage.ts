@@ -1,7 +1,10 @@
 // How checkpoints are kept: their schemas, and their records and index as sidecars of the
 // session in SessionStore (one record per turn, a small index), with the per-session state
 // the Checkpoint service holds (its lock and the index once read).
-import { Effect, Option, Schema, Semaphore } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import * as Semaphore from "effect/Semaphore"
 import type * as SessionStore from "../SessionStore.ts"
 
 export const Turn = Schema.Int.check(Schema.isGreaterThanOrEqualTo(1))

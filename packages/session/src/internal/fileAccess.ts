@@ -1,11 +1,13 @@
 // What the file tools share: where a path is (through symlinks), the asks before touching
 // it, and the shape failures and bounded outputs take for the model.
 import * as NodePath from "node:path"
-import { Instance } from "@gatehousejs/core"
-import type { Permission } from "@gatehousejs/permission"
-import { ShellContext } from "@gatehousejs/shell"
-import type { Truncate } from "@gatehousejs/truncate"
-import { Effect, Option, Schema } from "effect"
+import * as Instance from "@gatehousejs/core/Instance"
+import type * as Permission from "@gatehousejs/permission/Permission"
+import * as ShellContext from "@gatehousejs/shell/ShellContext"
+import type * as Truncate from "@gatehousejs/truncate/Truncate"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import { resolveReal, within } from "./paths.ts"
 
 /** A failure as the model reads it: the error's tag and its message. */

@@ -268,16 +268,18 @@ const PROBES: ReadonlyArray<readonly [string, "bash" | "powershell"]> = [
 ]
 
 /**
- * `fast` when it copies the probe texts exactly as {@link copyTree} does, else
+ * `fast` when it copies the probe texts of `dialect` exactly as {@link copyTree} does, else
  * {@link copyTree}: a runtime whose calling convention changed (it misreads a probe or
  * throws) falls back to the public cursor instead of misreading trees.
  */
 export const verifiedReader = (
   fast: TreeReader | undefined,
-  parse: (text: string, dialect: "bash" | "powershell") => Tree
+  parse: (text: string, dialect: "bash" | "powershell") => Tree,
+  dialect: "bash" | "powershell"
 ): TreeReader => {
   if (fast === undefined) return copyTree
-  for (const [text, dialect] of PROBES) {
+  for (const [text, probeDialect] of PROBES) {
+    if (probeDialect !== dialect) continue
     const tree = parse(text, dialect)
     try {
       if (!sameTree(fast(tree, text), copyTree(tree, text))) return copyTree

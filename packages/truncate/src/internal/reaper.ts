@@ -1,7 +1,9 @@
 // One pass over the spill directory: expire `tool_*` files by mtime, then bound the folder.
 import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
-import { Clock, Effect, type FileSystem } from "effect"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import type * as FileSystem from "effect/FileSystem"
 
 export interface Cleanup {
   readonly removed: number

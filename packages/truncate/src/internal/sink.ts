@@ -2,7 +2,10 @@
 // bytes, whatever the input size. Until the limits are exceeded everything seen is in the
 // head buffer; at that moment the file is created and gets the buffered bytes, then every
 // further chunk. `finish` cuts with the same planner as `Truncate.output`.
-import { Effect, Exit, type PlatformError, Scope } from "effect"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import type * as PlatformError from "effect/PlatformError"
+import * as Scope from "effect/Scope"
 import type { Sink, SpillResult } from "../Truncate.ts"
 import * as Cut from "./cut.ts"
 import * as SpillFile from "./spillFile.ts"

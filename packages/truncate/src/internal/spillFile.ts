@@ -1,8 +1,11 @@
 // One spill file: created 0600 with a fresh sortable name, written up to a byte cap, removed
 // again when its scope closes before it was completed (failed write, abandoned sink).
 import * as NodePath from "node:path"
-import { Identifier } from "@gatehousejs/core"
-import { Effect, type FileSystem, type PlatformError, type Scope } from "effect"
+import * as Identifier from "@gatehousejs/core/Identifier"
+import * as Effect from "effect/Effect"
+import type * as FileSystem from "effect/FileSystem"
+import type * as PlatformError from "effect/PlatformError"
+import type * as Scope from "effect/Scope"
 
 export interface SpillFile {
   readonly path: string

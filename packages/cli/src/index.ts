@@ -1,1 +1,0 @@
-export * as Config from "./Config.ts"
