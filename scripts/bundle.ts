@@ -27,7 +27,7 @@ const newestSource = (): number => {
     }
   }
   for (const pkg of readdirSync(NodePath.join(root, "packages"))) {
-    for (const part of ["src", "demo", "package.json"]) {
+    for (const part of ["src", "demo", "web", "package.json"]) {
       const path = NodePath.join(root, "packages", pkg, part)
       if (!existsSync(path)) continue
       if (statSync(path).isDirectory()) visit(path)
@@ -55,6 +55,13 @@ await build({
     minify: true
   }
 })
-cpSync(NodePath.join(root, "packages", "server", "src", "web"), NodePath.join(cli, "dist", "web"), { recursive: true })
-mkdirSync(NodePath.join(cli, "demo"), { recursive: true })
-cpSync(NodePath.join(root, "packages", "session", "demo"), NodePath.join(cli, "demo"), { recursive: true })
+// The bundle sits in dist/ as the modules sat in src/: `../web` and `../demo` are beside dist.
+for (const [pkg, folder] of [
+  ["server", "web"],
+  ["session", "demo"]
+] as const) {
+  const target = NodePath.join(cli, folder)
+  rmSync(target, { recursive: true, force: true })
+  mkdirSync(target, { recursive: true })
+  cpSync(NodePath.join(root, "packages", pkg, folder), target, { recursive: true })
+}

@@ -235,13 +235,6 @@ const sourcesOf = (block: unknown, file: string): Array<string> => {
  * Reads `config` (a file path) or else `<cwd>/gatehouse.json` if it exists. With neither,
  * the defaults apply and the project root is `cwd`.
  *
- * @example
- * ```ts
- * import { Effect } from "effect"
- * import { Config } from "@gatehousejs/cli"
- * const info = await Effect.runPromise(Config.load({ cwd: process.cwd() }))
- * console.log(info.mode, info.ruleset.length)
- * ```
  * @since 0.0.0
  */
 export const load = Effect.fnUntraced(function* (options: {

@@ -3,6 +3,7 @@
 // src/commands/<name>.ts and exports `main(argv): Promise<number>` (the exit code); it is
 // imported only when asked for, so `check` never loads the server.
 import * as NodeModule from "node:module"
+import * as NodeV8 from "node:v8"
 
 // V8's code cache on disk (Node's own, in the system's temp folder): a second start skips
 // compiling the bundle, most of a cold start.
@@ -10,17 +11,29 @@ NodeModule.enableCompileCache?.()
 
 type Command = { readonly main: (argv: ReadonlyArray<string>) => Promise<number> }
 
-const commands: Record<string, { readonly what: string; readonly load: () => Promise<Command> }> = {
+interface Entry {
+  readonly what: string
+  readonly oneShot: boolean
+  readonly load: () => Promise<Command>
+}
+
+const commands: Record<string, Entry> = {
   check: {
     what: "the gate's verdict for a shell command, without running it",
+    oneShot: true,
     load: () => import("./commands/check.ts")
   },
   run: {
     what: "one command through the whole pipeline: gate, asks, process, truncation",
+    oneShot: true,
     load: () => import("./commands/run.ts")
   },
-  demo: { what: "a scripted agent session in a temporary workspace", load: () => import("./commands/demo.ts") },
-  serve: { what: "the HTTP API, event stream and web page", load: () => import("./commands/serve.ts") }
+  demo: {
+    what: "a scripted agent session in a temporary workspace",
+    oneShot: false,
+    load: () => import("./commands/demo.ts")
+  },
+  serve: { what: "the HTTP API, event stream and web page", oneShot: false, load: () => import("./commands/serve.ts") }
 }
 
 const usage = `usage: gatehouse <command> [options]
@@ -42,5 +55,11 @@ const command = Object.hasOwn(commands, name) ? commands[name] : undefined
 if (command === undefined) {
   console.error(`gatehouse: unknown command "${name}"\n\n${usage}`)
   process.exit(2)
+}
+if (command.oneShot) {
+  // Optimising the grammars' wasm with TurboFan costs seconds of CPU, and a process that
+  // exits meanwhile waits for it, for parses that take microseconds with the baseline
+  // compiler. Long-lived commands (serve, demo) keep the optimising tier.
+  NodeV8.setFlagsFromString("--liftoff-only")
 }
 process.exitCode = await (await command.load()).main(rest)

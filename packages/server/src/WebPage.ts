@@ -26,7 +26,7 @@ const hashes = (html: string, tag: "script" | "style"): Array<string> =>
  * @since 0.0.0
  */
 export const html = (directory: string): string =>
-  readFileSync(new URL("./web/index.html", import.meta.url), "utf8").replace(
+  readFileSync(new URL("../web/index.html", import.meta.url), "utf8").replace(
     "{{directory}}",
     escapeAttribute(directory)
   )

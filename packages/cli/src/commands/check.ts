@@ -3,7 +3,6 @@
 // notes). `--jsonl` judges one JSON object per stdin line with the parser loaded once.
 import * as NodePath from "node:path"
 import * as NodeReadline from "node:readline"
-import * as NodeV8 from "node:v8"
 import type * as Permission from "@gatehousejs/permission/Permission"
 import * as ShellAnalysis from "@gatehousejs/shell/ShellAnalysis"
 import * as ShellGate from "@gatehousejs/shell/ShellGate"
@@ -117,9 +116,6 @@ export const main = async (argv: ReadonlyArray<string>): Promise<number> => {
   const dialect = ShellParser.knownDialect(shell) ?? "bash"
   const mode = flags.mode ?? config.mode
 
-  // A one-shot process: optimising the grammars' wasm with TurboFan costs seconds of CPU
-  // (and delays exit) for parses that take microseconds with the baseline compiler.
-  NodeV8.setFlagsFromString("--liftoff-only")
   const scope = Effect.runSync(Scope.make())
   try {
     const built = await Effect.runPromiseExit(Layer.buildWithScope(ShellParser.layer, scope))
