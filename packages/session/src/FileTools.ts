@@ -32,17 +32,17 @@ import * as NodePath from "node:path"
 import * as Instance from "@gatehousejs/core/Instance"
 import * as Permission from "@gatehousejs/permission/Permission"
 import * as Truncate from "@gatehousejs/truncate/Truncate"
-import * as Effect from "effect/Effect"
-import * as Schema from "effect/Schema"
 import * as Tool from "effect/ai/Tool"
 import * as Toolkit from "effect/ai/Toolkit"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import * as FileChanges from "./FileChanges.ts"
 import { unified } from "./internal/diff.ts"
 import * as FileAccess from "./internal/fileAccess.ts"
 import { bounded, fileError, gate, type Location, locate, toFailure } from "./internal/fileAccess.ts"
 import * as FileRead from "./internal/fileRead.ts"
 import { replace, writeAll } from "./internal/fileWrite.ts"
-import { resolveReal } from "./internal/paths.ts"
+import { MOVED, withDirectory } from "./internal/pinnedDirectory.ts"
 
 /**
  * Most bytes of a file `read` looks at in one call (50 MiB): skipping to `offset`, the
@@ -218,41 +218,49 @@ const { O_NOFOLLOW = 0, O_NONBLOCK = 0 } = NodeFs.constants
  */
 const apply = (where: Location, change: FileChanges.Change) =>
   Effect.tryPromise({
-    try: async () => {
-      const now = await resolveReal(where.absolute)
-      if (now !== where.absolute)
-        throw new Error(`the path now leads to ${now} (a symlink was put in its way)`)
-      if (change.action === "create") {
-        await NodeFs.mkdir(NodePath.dirname(where.absolute), { recursive: true })
-        const handle = await NodeFs.open(
-          where.absolute,
-          NodeFs.constants.O_WRONLY | NodeFs.constants.O_CREAT | NodeFs.constants.O_EXCL | O_NOFOLLOW,
-          0o666
-        )
-        try {
-          await handle.writeFile(change.after ?? "")
-        } finally {
-          await handle.close()
+    try: () =>
+      // Through the directory held open, walked from / without following a symlink: one
+      // swapped in after the path was judged fails the write instead of redirecting it.
+      withDirectory(
+        NodePath.dirname(where.absolute),
+        { create: change.action === "create" },
+        async (directory) => {
+          const name = NodePath.basename(where.absolute)
+          if (change.action === "create") {
+            const handle = await NodeFs.open(
+              directory.at(name),
+              NodeFs.constants.O_WRONLY | NodeFs.constants.O_CREAT | NodeFs.constants.O_EXCL | O_NOFOLLOW,
+              0o666
+            )
+            try {
+              await writeAll(handle, Buffer.from(change.after ?? "", "utf8"))
+            } finally {
+              await handle.close()
+            }
+            return
+          }
+          const changed = () => new Error("it changed since it was read: read it again and retry")
+          // Opened for writing, as an in-place write would be: a read-only file stays refused.
+          const handle = await NodeFs.open(
+            directory.at(name),
+            NodeFs.constants.O_RDWR | O_NOFOLLOW | O_NONBLOCK
+          )
+          try {
+            const stat = await handle.stat()
+            if (!stat.isFile()) throw changed()
+            const bytes = await FileRead.readAtMost(handle, MAX_EDIT_BYTES)
+            if (bytes === undefined || bytes.toString("utf8") !== change.before) throw changed()
+            const data = Buffer.from(change.after ?? "", "utf8")
+            // A rename would split a file with other hard links from them: write those in place.
+            if (stat.nlink === 1 && (await replace(directory, name, data, stat.mode, stat.uid, stat.gid)))
+              return
+            await handle.truncate(0)
+            await writeAll(handle, data)
+          } finally {
+            await handle.close()
+          }
         }
-        return
-      }
-      const changed = () => new Error("it changed since it was read: read it again and retry")
-      // Opened for writing, as an in-place write would be: a read-only file stays refused.
-      const handle = await NodeFs.open(where.absolute, NodeFs.constants.O_RDWR | O_NOFOLLOW | O_NONBLOCK)
-      try {
-        const stat = await handle.stat()
-        if (!stat.isFile()) throw changed()
-        const bytes = await FileRead.readAtMost(handle, MAX_EDIT_BYTES)
-        if (bytes === undefined || bytes.toString("utf8") !== change.before) throw changed()
-        const data = Buffer.from(change.after ?? "", "utf8")
-        // A rename would split a file with other hard links from them: write those in place.
-        if (stat.nlink === 1 && (await replace(where.absolute, data, stat.mode, stat.uid, stat.gid))) return
-        await handle.truncate(0)
-        await writeAll(handle, data)
-      } finally {
-        await handle.close()
-      }
-    },
+      ),
     catch: (cause) => {
       const error = cause as NodeJS.ErrnoException
       const reason =
@@ -260,7 +268,9 @@ const apply = (where: Location, change: FileChanges.Change) =>
           ? "it was created by something else since it was read: read it and retry"
           : error.code === "ELOOP"
             ? "it is a symlink now"
-            : error.message
+            : error.code === MOVED
+              ? error.message
+              : error.message
       return fileError(`cannot write ${where.pattern}: ${reason}`)
     }
   })

@@ -2,7 +2,7 @@
 // ever partial: every byte is written (one write call may take only part of a buffer).
 import { randomBytes } from "node:crypto"
 import * as NodeFs from "node:fs/promises"
-import * as NodePath from "node:path"
+import type { Pinned } from "./pinnedDirectory.ts"
 
 const { O_NOFOLLOW = 0 } = NodeFs.constants
 
@@ -16,15 +16,20 @@ export const writeAll = async (handle: NodeFs.FileHandle, data: Buffer) => {
 }
 
 /**
- * Replaces the file at `path` with `data` in one step: a temporary file in the same
- * directory, written in full and flushed, with the file's permissions (and owner, when
- * allowed), renamed over it. `undefined` when the directory does not let us create it.
+ * Replaces the file `name` of `directory` (held open) with `data` in one step: a temporary
+ * file in the same directory, written in full and flushed, with the file's permission bits
+ * (never setuid/setgid/sticky) and owner (when allowed), renamed over it. `undefined` when
+ * the directory does not let us create it.
  */
-export const replace = async (path: string, data: Buffer, mode: number, uid: number, gid: number) => {
-  const temporary = NodePath.join(
-    NodePath.dirname(path),
-    `.${NodePath.basename(path)}.${randomBytes(6).toString("hex")}.gatehouse.tmp`
-  )
+export const replace = async (
+  directory: Pinned,
+  name: string,
+  data: Buffer,
+  mode: number,
+  uid: number,
+  gid: number
+) => {
+  const temporary = directory.at(`.${name}.${randomBytes(6).toString("hex")}.gatehouse.tmp`)
   const handle = await NodeFs.open(
     temporary,
     NodeFs.constants.O_WRONLY | NodeFs.constants.O_CREAT | NodeFs.constants.O_EXCL | O_NOFOLLOW,
@@ -43,7 +48,8 @@ export const replace = async (path: string, data: Buffer, mode: number, uid: num
     } finally {
       await handle.close()
     }
-    await NodeFs.rename(temporary, path)
+    await directory.verify()
+    await NodeFs.rename(temporary, directory.at(name))
     return true
   } catch (cause) {
     await NodeFs.rm(temporary, { force: true })
