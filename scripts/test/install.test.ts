@@ -127,6 +127,22 @@ describe("installed from the packed tarballs with npm", () => {
     }
   })
 
+  it("@gatehousejs/cli alone (what npx installs) brings no Effect and runs", () => {
+    const alone = NodePath.join(work, "cli-alone")
+    mkdirSync(alone)
+    writeFileSync(NodePath.join(alone, "package.json"), JSON.stringify({ name: "cli-alone", private: true }))
+    const cli = readdirSync(tarballs).find((file) => file.startsWith("gatehousejs-cli-"))!
+    ok(
+      run("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", NodePath.join(tarballs, cli)], alone),
+      "npm install @gatehousejs/cli"
+    )
+    const installed = readdirSync(NodePath.join(alone, "node_modules")).sort()
+    assert.notInclude(installed, "effect")
+    assert.notInclude(installed, "@effect")
+    const out = ok(run(NodePath.join(alone, "node_modules", ".bin", "gatehouse"), ["check", "--", "ls -la"], alone), "check")
+    assert.include(out, "verdict: allow")
+  })
+
   it("gatehouse run runs a command through the gate", () => {
     const gatehouse = NodePath.join(project, "node_modules", ".bin", "gatehouse")
     assert.strictEqual(ok(run(gatehouse, ["run", "--", "echo hi"], project), "gatehouse run"), "hi\n")
