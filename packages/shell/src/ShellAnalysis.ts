@@ -22,7 +22,12 @@ import * as Interpret from "./internal/interpret.ts"
 import { emptyWalk, type WalkResult } from "./internal/model.ts"
 import { resolvePath } from "./internal/paths.ts"
 import { walkPowerShell } from "./internal/powershell.ts"
-import { invisibleCharacter, joinContinuations, powershellLookalike } from "./internal/text.ts"
+import {
+  invisibleCharacter,
+  joinContinuations,
+  joinPowerShellContinuations,
+  powershellLookalike
+} from "./internal/text.ts"
 import * as ShellParser from "./ShellParser.ts"
 
 /**
@@ -188,7 +193,7 @@ const analyzeWith = (trees: ShellParser.Trees, command: string, options: Options
   const home = (): string => (homeDirectory ??= os.homedir())
   const cwd = resolvePath(options.projectRoot, options.cwd)
   const dialect = options.dialect
-  const text = dialect === "bash" ? joinContinuations(command) : command
+  const text = dialect === "bash" ? joinContinuations(command) : joinPowerShellContinuations(command)
   const env = Interpret.makeEnv({ projectRoot: options.projectRoot, home, cwd, now })
 
   textNotes(env, command, text, dialect)
@@ -208,7 +213,8 @@ const analyzeWith = (trees: ShellParser.Trees, command: string, options: Options
         )
         break
       }
-      const payloadText = payload.dialect === "bash" ? joinContinuations(payload.text) : payload.text
+      const payloadText =
+        payload.dialect === "bash" ? joinContinuations(payload.text) : joinPowerShellContinuations(payload.text)
       textNotes(env, payload.text, payloadText, payload.dialect, payload.via)
       if (payloadText.length > MAX_PARSED_TEXT) continue
       const tree = trees.syntax(payloadText, payload.dialect)

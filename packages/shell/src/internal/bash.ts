@@ -5,6 +5,7 @@ import type { RawAssignment, RawCommand, RawRedirect, WalkResult, Word } from ".
 import { emptyWalk } from "./model.ts"
 import type { SyntaxNode } from "./syntax.ts"
 import type { Segment } from "./text.ts"
+import { BASH_SYNTAX, hiddenBashExpansion } from "./grammar.ts"
 
 interface Context {
   /** The home directory, looked up when first needed. */
@@ -13,66 +14,38 @@ interface Context {
   readonly out: WalkResult
   /** Redirections tree-sitter hung on a list or pipeline, by the id of the command bash gives them to. */
   readonly attached: Map<number, Array<RawRedirect>>
+  readonly root: SyntaxNode
+  /** Inside an arithmetic context (nested count): names there are evaluated. */
+  arithmetic: number
+  /** Inside `[[ … ]]`, where `-eq` and its kin evaluate their operands. */
+  doubleBracket: number
+  /** Inside the body of a here-document whose delimiter is quoted (nothing expands). */
+  literalHeredoc: boolean
+  /** Names the text only ever assigns integers, computed when first needed. */
+  integers: Set<string> | undefined
 }
 
-// Nodes whose children are simply walked.
-const CONTAINERS = new Set([
-  "program",
-  "list",
-  "pipeline",
-  "compound_statement",
-  "subshell",
-  "do_group",
-  "if_statement",
-  "elif_clause",
-  "else_clause",
-  "while_statement",
-  "for_statement",
-  "c_style_for_statement",
-  "case_statement",
-  "case_item",
-  "negated_command",
-  "command_substitution",
-  "process_substitution",
-  "string",
-  "translated_string",
-  "concatenation",
-  "arithmetic_expansion",
-  "array",
-  "binary_expression",
-  "unary_expression",
-  "ternary_expression",
-  "postfix_expression",
-  "parenthesized_expression",
-  "test_command",
-  "subscript",
-  "heredoc_body",
-  "heredoc_redirect",
-  "herestring_redirect",
-  "file_redirect",
-  "brace_expression",
-  "command_name"
+// Leaves whose text the shell still expands: scanned for expansion syntax left inside them.
+const SCANNED_UNQUOTED: ReadonlySet<string> = new Set(["word", "extglob_pattern", "regex", "number"])
+const SCANNED_QUOTED: ReadonlySet<string> = new Set(["string_content", "heredoc_content"])
+const ARITHMETIC_TEST = new Set(["-eq", "-ne", "-lt", "-le", "-gt", "-ge"])
+// Variables the shell itself keeps as integers.
+const SHELL_INTEGERS: ReadonlySet<string> = new Set([
+  "#",
+  "?",
+  "$",
+  "!",
+  "RANDOM",
+  "SECONDS",
+  "LINENO",
+  "BASHPID",
+  "PPID",
+  "UID",
+  "EUID",
+  "SRANDOM"
 ])
-
-// Leaves (and near-leaves) that carry no command.
-const LEAVES = new Set([
-  "word",
-  "number",
-  "raw_string",
-  "ansi_c_string",
-  "string_content",
-  "simple_expansion",
-  "variable_name",
-  "special_variable_name",
-  "file_descriptor",
-  "heredoc_start",
-  "heredoc_end",
-  "heredoc_content",
-  "comment",
-  "regex",
-  "extglob_pattern",
-  "test_operator"
-])
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/
+const ARITHMETIC_NUMBER = /^(0[xX][0-9a-fA-F]+|\d+#[0-9a-zA-Z@_]+|\d+)$/
 
 const RISKY_EXPANSION_OPERATORS = new Set(["@", "!"])
 
@@ -81,7 +54,12 @@ export const walkBash = (root: SyntaxNode, source: string, home: () => string): 
     home,
     source,
     out: emptyWalk(),
-    attached: new Map()
+    attached: new Map(),
+    root,
+    arithmetic: 0,
+    doubleBracket: 0,
+    literalHeredoc: false,
+    integers: undefined
   }
   visit(root, ctx)
   return ctx.out
@@ -100,7 +78,9 @@ const visit = (node: SyntaxNode, ctx: Context): void => {
       ctx.out.commands.push(
         ctx.out.commands.length === 0 && isLeading(node) ? { ...built, leading: true } : built
       )
-      visitChildren(node, ctx)
+      // `let` evaluates every argument as arithmetic.
+      if (built.words[0]?.value === "let") arithmeticChildren(node, ctx)
+      else visitChildren(node, ctx)
       return
     }
     case "redirected_statement": {
@@ -109,7 +89,7 @@ const visit = (node: SyntaxNode, ctx: Context): void => {
       for (const child of node.namedChildren) {
         if (child.type === "ERROR") visit(child, ctx)
       }
-      for (const r of node.childrenForFieldName("redirect")) visitChildren(r, ctx)
+      for (const r of node.childrenForFieldName("redirect")) visit(r, ctx)
       if (body?.type === "command") {
         ctx.out.commands.push(buildCommand(body, redirects, ctx))
         visitChildren(body, ctx)
@@ -140,6 +120,10 @@ const visit = (node: SyntaxNode, ctx: Context): void => {
     }
     case "declaration_command":
     case "unset_command":
+      if (node.children.some((c) => c.type === "word" && /^-[a-zA-Z]*i/.test(c.text)))
+        ctx.out.problems.push(
+          `\`${clip(node.text)}\` declares an integer variable: every value given to it is evaluated as arithmetic`
+        )
       ctx.out.commands.push(buildDeclaration(node, ctx))
       visitChildren(node, ctx)
       return
@@ -179,18 +163,187 @@ const visit = (node: SyntaxNode, ctx: Context): void => {
       ctx.out.errors.push(node.text)
       visitChildren(node, ctx)
       return
-    default:
-      if (CONTAINERS.has(type)) {
+    case "heredoc_redirect": {
+      // A quoted delimiter (`<<'EOF'`, `<<"EOF"`, `<<\EOF`) makes the body literal.
+      const start = node.namedChildren.find((c) => c.type === "heredoc_start")
+      const literal = start !== undefined && /['"\\]/.test(start.text)
+      const before = ctx.literalHeredoc
+      ctx.literalHeredoc = literal
+      visitChildren(node, ctx)
+      ctx.literalHeredoc = before
+      return
+    }
+    case "heredoc_body":
+      if (node.childCount === 0 && !ctx.literalHeredoc) scanLeaf(node, false, ctx)
+      visitChildren(node, ctx)
+      return
+    case "command_substitution":
+      if (isFileRead(node)) {
+        // `$(<file)` (and `$(< file)`) is bash's cat: a read of the file.
+        const redirects = node.namedChildren.filter((c) => c.type === "file_redirect").flatMap((r) => redirectsOf(r, ctx))
+        ctx.out.commands.push({ source: node.text, assignments: [], words: [], redirects, problems: [] })
+      }
+      visitChildren(node, ctx)
+      return
+    case "arithmetic_expansion":
+      arithmeticChildren(node, ctx)
+      return
+    case "compound_statement":
+      if (node.firstChild?.type === "((") arithmeticChildren(node, ctx)
+      else visitChildren(node, ctx)
+      return
+    case "c_style_for_statement":
+      for (const child of node.children) {
+        if (child.type === "do_group" || child.type === "compound_statement") visit(child, ctx)
+        else arithmetic(child, ctx)
+      }
+      return
+    case "subscript": {
+      // An indexed array's subscript is an arithmetic expression.
+      const index = node.childForFieldName("index")
+      for (const child of node.children) {
+        if (index !== null && child.id === index.id) arithmetic(child, ctx)
+        else visit(child, ctx)
+      }
+      return
+    }
+    case "test_command": {
+      const double = node.firstChild?.type === "[["
+      if (double) ctx.doubleBracket++
+      visitChildren(node, ctx)
+      if (double) ctx.doubleBracket--
+      return
+    }
+    case "binary_expression": {
+      const operator =
+        node.childForFieldName("operator") ?? node.children.find((c) => c.type === "test_operator") ?? null
+      if (ctx.doubleBracket > 0 && ctx.arithmetic === 0 && operator && ARITHMETIC_TEST.has(operator.text)) {
+        for (const child of node.children) {
+          if (child.id === operator.id) continue
+          arithmetic(child, ctx)
+        }
+        return
+      }
+      visitChildren(node, ctx)
+      return
+    }
+    default: {
+      const kind = BASH_SYNTAX.get(type)
+      if (kind === "walked") {
         visitChildren(node, ctx)
         return
       }
-      if (LEAVES.has(type)) {
-        if (type === "simple_expansion") checkSimpleExpansion(node, ctx)
+      if (kind === "inert") {
+        if (ctx.arithmetic > 0) {
+          if (type === "variable_name" || type === "word" || type === "special_variable_name")
+            arithmeticName(node, ctx)
+          else if (type === "simple_expansion") {
+            const name = node.namedChildren[0]
+            if (name !== undefined) arithmeticName(name, ctx)
+          }
+        }
+        if (SCANNED_UNQUOTED.has(type)) scanLeaf(node, true, ctx)
+        else if (SCANNED_QUOTED.has(type)) scanLeaf(node, false, ctx)
         return
       }
-      ctx.out.problems.push(`unsupported shell construct ${type}: \`${clip(node.text)}\``)
+      ctx.out.problems.push(`the walk does not model the syntax node \`${type}\`: \`${clip(node.text)}\``)
       visitChildren(node, ctx)
+    }
   }
+}
+
+const scanLeaf = (node: SyntaxNode, unquoted: boolean, ctx: Context): void => {
+  const found = hiddenBashExpansion(node.text, unquoted)
+  if (found === undefined) return
+  ctx.out.problems.push(
+    `\`${clip(node.text)}\` (${node.type}) still holds \`${found}\`, which the shell expands but the parser left as text`
+  )
+}
+
+// `$(<file)`: a substitution holding only input redirections.
+const isFileRead = (node: SyntaxNode): boolean => {
+  let reads = 0
+  for (const child of node.namedChildren) {
+    if (child.type === "comment") continue
+    if (child.type !== "file_redirect") return false
+    reads++
+  }
+  return reads > 0
+}
+
+const arithmeticChildren = (node: SyntaxNode, ctx: Context): void => {
+  ctx.arithmetic++
+  try {
+    visitChildren(node, ctx)
+  } finally {
+    ctx.arithmetic--
+  }
+}
+
+const arithmetic = (node: SyntaxNode, ctx: Context): void => {
+  ctx.arithmetic++
+  try {
+    visit(node, ctx)
+  } finally {
+    ctx.arithmetic--
+  }
+}
+
+// A name in an arithmetic context is evaluated: its value is parsed as an expression, and
+// subscripts in it run substitutions (`x='a[$(id)]'; echo $((x))`). Only names the text
+// assigns nothing but integers are known.
+const arithmeticName = (node: SyntaxNode, ctx: Context): void => {
+  const text = node.text
+  if (node.type === "word") {
+    if (ARITHMETIC_NUMBER.test(text)) return
+    for (const name of text.match(/[A-Za-z_][A-Za-z0-9_]*/g) ?? []) checkInteger(name, node, ctx)
+    return
+  }
+  checkInteger(text, node, ctx)
+}
+
+const checkInteger = (name: string, node: SyntaxNode, ctx: Context): void => {
+  if (SHELL_INTEGERS.has(name)) return
+  ctx.integers ??= integerNames(ctx.root)
+  if (ctx.integers.has(name)) return
+  ctx.out.problems.push(
+    `the arithmetic \`${clip(node.parent?.text ?? node.text)}\` evaluates \`${name}\`, whose value is not an integer known here (arithmetic runs what a value's subscripts hold)`
+  )
+}
+
+// Names the text assigns only integer literals or arithmetic results, and never hands to a
+// command as a word (`read x`, `printf -v x`, `getopts o x` set it too).
+const integerNames = (root: SyntaxNode): Set<string> => {
+  const ints = new Set<string>()
+  const tainted = new Set<string>()
+  const integerValue = (value: SyntaxNode | null): boolean =>
+    value !== null &&
+    (value.type === "number" ||
+      value.type === "arithmetic_expansion" ||
+      (value.type === "word" && /^-?\d+$/.test(value.text)))
+  const stack: Array<SyntaxNode> = [root]
+  while (stack.length > 0) {
+    const node = stack.pop()!
+    const type = node.type
+    if (type === "variable_assignment") {
+      const name = node.childForFieldName("name")
+      const value = node.childForFieldName("value")
+      const key = name?.type === "subscript" ? name.namedChildren[0]?.text : name?.text
+      if (key !== undefined) (integerValue(value) ? ints : tainted).add(key)
+    } else if (type === "for_statement") {
+      const variable = node.childForFieldName("variable")
+      const values = node.childrenForFieldName("value")
+      if (variable !== null)
+        (values.length > 0 && values.every((v) => integerValue(v)) ? ints : tainted).add(variable.text)
+    } else if (type === "word" && IDENTIFIER.test(node.text)) {
+      const parent = node.parent?.type
+      if (parent === "command" || parent === "declaration_command" || parent === "unset_command")
+        tainted.add(node.text)
+    }
+    for (const child of node.namedChildren) stack.push(child)
+  }
+  for (const name of tainted) ints.delete(name)
+  return ints
 }
 
 // Nothing runs before it and nothing encloses it but lists: \`cd x && …\`, \`cd x; …\`.
@@ -238,14 +391,12 @@ const checkExpansion = (node: SyntaxNode, ctx: Context): void => {
   }
 }
 
-// `$!`, `$$` are harmless; nothing to check for simple expansions today, but keep the hook.
-const checkSimpleExpansion = (_node: SyntaxNode, _ctx: Context): void => {}
-
 const buildCommand = (node: SyntaxNode, redirects: Array<RawRedirect>, ctx: Context): RawCommand => {
   const assignments: Array<RawAssignment> = []
   const words: Array<Word> = []
   const problems: Array<string> = []
   const all = [...redirects]
+  let skip = -1
   for (const child of node.children) {
     const type = child.type
     switch (type) {
@@ -269,6 +420,14 @@ const buildCommand = (node: SyntaxNode, redirects: Array<RawRedirect>, ctx: Cont
       case "comment":
         break
       default:
+        if (type === "$" && child.nextSibling?.type === "string") {
+          // `$"…"` split by the grammar into `$` and a string: one word, never static.
+          const next = child.nextSibling
+          words.push({ value: `$${next.text}`, raw: `$${next.text}`, isStatic: false, path: undefined, glob: false })
+          skip = next.id
+          break
+        }
+        if (child.id === skip) break
         if (type === "$" || child.isNamed) words.push(wordOf(child, ctx))
     }
   }
@@ -493,21 +652,26 @@ const collect = (node: SyntaxNode, parts: Array<Part>, ctx: Context): void => {
       parts.push({ kind: "text", text: nul === -1 ? decoded : decoded.slice(0, nul), quoted: true })
       return
     }
-    case "translated_string": {
-      const inner = node.namedChildren[0]
-      if (inner) collect(inner, parts, ctx)
+    case "translated_string":
+      parts.push({ kind: "dynamic", raw: node.text, pathValue: undefined })
       return
-    }
     case "string":
       collectString(node, parts, ctx)
       return
-    case "concatenation":
+    case "concatenation": {
+      let skipped = -1
       for (const child of node.children) {
         // `$"…"` parses as `$` followed by a string: the `$` is not part of the value.
-        if (child.type === "$" && child.nextSibling?.type === "string") continue
+        if (child.type === "$" && child.nextSibling?.type === "string") {
+          parts.push({ kind: "dynamic", raw: `$${child.nextSibling.text}`, pathValue: undefined })
+          skipped = child.nextSibling.id
+          continue
+        }
+        if (child.id === skipped) continue
         collect(child, parts, ctx)
       }
       return
+    }
     case "simple_expansion":
     case "expansion": {
       const known = knownVariable(node, ctx.home())

@@ -3,6 +3,7 @@
 import { clip } from "./bash.ts"
 import type { RawCommand, RawRedirect, WalkResult, Word } from "./model.ts"
 import { emptyWalk } from "./model.ts"
+import { hiddenPowerShellExpansion, POWERSHELL_SYNTAX } from "./grammar.ts"
 import type { SyntaxNode } from "./syntax.ts"
 
 interface Context {
@@ -12,140 +13,44 @@ interface Context {
   readonly out: WalkResult
 }
 
-// Expression and statement nodes whose children are simply walked.
-const CONTAINERS = new Set([
-  "program",
-  "statement_list",
-  "pipeline",
-  "pipeline_chain",
-  "pipeline_chain_tail",
-  "empty_statement",
-  "command_elements",
-  "command_name_expr",
-  "array_literal_expression",
-  "unary_expression",
-  "expression_with_unary_operator",
-  "string_literal",
-  "expandable_string_literal",
-  "expandable_here_string_literal",
-  "variable",
-  "sub_expression",
-  "parenthesized_expression",
-  "array_expression",
-  "script_block_expression",
-  "script_block",
-  "script_block_body",
-  "param_block",
-  "parameter_list",
-  "script_parameter",
-  "script_parameter_default",
-  "attribute",
-  "attribute_list",
-  "attribute_name",
-  "attribute_arguments",
-  "attribute_argument",
-  "logical_expression",
-  "bitwise_expression",
-  "comparison_expression",
-  "additive_expression",
-  "multiplicative_expression",
-  "format_expression",
-  "range_expression",
-  "integer_literal",
-  "redirection",
-  "redirections",
-  "redirected_file_name",
-  "left_assignment_expression",
-  "if_statement",
-  "elseif_clauses",
-  "elseif_clause",
-  "else_clause",
-  "foreach_statement",
-  "foreach_parameter",
-  "for_statement",
-  "for_initializer",
-  "for_condition",
-  "for_iterator",
-  "while_statement",
-  "while_condition",
-  "do_statement",
-  "switch_statement",
-  "switch_parameters",
-  "switch_parameter",
-  "switch_condition",
-  "switch_filename",
-  "switch_body",
-  "switch_clauses",
-  "switch_clause",
-  "switch_clause_condition",
-  "try_statement",
-  "catch_clauses",
-  "catch_clause",
-  "catch_type_list",
-  "finally_clause",
-  "trap_statement",
-  "statement_block",
-  "hash_literal_expression",
-  "hash_literal_body",
-  "hash_entry",
-  "key_expression",
-  "member_access",
-  "member_name",
-  "element_access",
-  "type_literal",
-  "type_spec",
-  "type_name",
-  "array_type_name",
-  "generic_type_name",
-  "generic_type_arguments",
-  "dimension",
-  "cast_expression",
-  "pre_increment_expression",
-  "pre_decrement_expression",
-  "post_increment_expression",
-  "post_decrement_expression",
-  "flow_control_statement",
-  "label_expression",
-  "function_parameter_declaration",
-  "named_block",
-  "named_block_list",
-  "argument_list",
-  "argument_expression_list",
-  "argument_expression",
-  "logical_argument_expression",
-  "bitwise_argument_expression",
-  "comparison_argument_expression",
-  "additive_argument_expression",
-  "multiplicative_argument_expression",
-  "format_argument_expression",
-  "range_argument_expression"
+// Members proved inert: string methods called on a string literal, and `[math]` functions.
+const STRING_METHODS: ReadonlySet<string> = new Set([
+  "toupper",
+  "tolower",
+  "toupperinvariant",
+  "tolowerinvariant",
+  "trim",
+  "trimstart",
+  "trimend",
+  "split",
+  "replace",
+  "substring",
+  "contains",
+  "startswith",
+  "endswith",
+  "indexof",
+  "lastindexof",
+  "padleft",
+  "padright",
+  "tostring",
+  "tochararray",
+  "equals",
+  "normalize"
 ])
-
-const LEAVES = new Set([
-  "command_name",
-  "path_command_name",
-  "path_command_name_token",
-  "command_argument_sep",
-  "command_invokation_operator",
-  "command_parameter",
-  "generic_token",
-  "verbatim_string_characters",
-  "verbatim_here_string_characters",
-  "braced_variable",
-  "decimal_integer_literal",
-  "hexadecimal_integer_literal",
-  "real_literal",
-  "simple_name",
-  "type_identifier",
-  "comparison_operator",
-  "format_operator",
-  "file_redirection_operator",
-  "merging_redirection_operator",
-  "assignement_operator",
-  "label",
-  "comment",
-  "function_name",
-  "block_name"
+const MATH_METHODS: ReadonlySet<string> = new Set([
+  "abs",
+  "max",
+  "min",
+  "round",
+  "floor",
+  "ceiling",
+  "truncate",
+  "pow",
+  "sqrt",
+  "log",
+  "log10",
+  "exp",
+  "sign"
 ])
 
 export const walkPowerShell = (root: SyntaxNode, source: string, home: () => string): WalkResult => {
@@ -184,8 +89,25 @@ const visit = (node: SyntaxNode, ctx: Context): void => {
       return
     }
     case "invokation_expression":
-    case "invokation_foreach_expression":
-      ctx.out.problems.push(`calls a method (\`${clip(node.text)}\`), which can run anything`)
+      // `.Method(…)` / `::Method(…)` runs arbitrary .NET code unless the member is proved inert.
+      if (!inertInvocation(node.namedChildren[0], memberOf(node), node.children.some((c) => c.type === "::")))
+        ctx.out.problems.push(`calls a method (\`${clip(node.text)}\`), which can run anything`)
+      visitChildren(node, ctx)
+      return
+    case "argument_list":
+      // In argument mode `$x.Method(…)` is a call too: a member access followed by arguments.
+      if (node.parent?.type === "command_elements") {
+        const target = node.parent.children[node.index - 1]
+        const access = target ? memberAccessOf(target) : undefined
+        if (
+          access === undefined ||
+          !inertInvocation(access.namedChildren[0], memberOf(access), access.children.some((c) => c.type === "::"))
+        ) {
+          ctx.out.problems.push(
+            `calls a method (\`${clip(`${target?.text ?? ""}${node.text}`)}\`) in an argument, which can run anything`
+          )
+        }
+      }
       visitChildren(node, ctx)
       return
     case "stop_parsing":
@@ -197,15 +119,52 @@ const visit = (node: SyntaxNode, ctx: Context): void => {
       assignment(node, ctx)
       visitChildren(node, ctx)
       return
-    default:
-      if (CONTAINERS.has(node.type)) {
+    case "variable":
+      if (/^\$\{?executioncontext\b/i.test(node.text))
+        ctx.out.problems.push(`\`${clip(node.text)}\` reaches the engine's own command invoker`)
+      visitChildren(node, ctx)
+      return
+    default: {
+      const kind = POWERSHELL_SYNTAX.get(node.type)
+      if (kind === "walked") {
         visitChildren(node, ctx)
         return
       }
-      if (LEAVES.has(node.type)) return
-      ctx.out.problems.push(`unsupported PowerShell construct ${node.type}: \`${clip(node.text)}\``)
+      if (kind === "inert") {
+        if (node.type === "generic_token" || node.type === "command_name") {
+          const found = hiddenPowerShellExpansion(node.text)
+          if (found !== undefined)
+            ctx.out.problems.push(
+              `\`${clip(node.text)}\` still holds \`${found}\`, which PowerShell expands but the parser left as text`
+            )
+        }
+        return
+      }
+      ctx.out.problems.push(`the walk does not model the syntax node \`${node.type}\`: \`${clip(node.text)}\``)
       visitChildren(node, ctx)
+    }
   }
+}
+
+const memberOf = (node: SyntaxNode): string =>
+  node.namedChildren.find((c) => c.type === "member_name")?.text.toLowerCase() ?? ""
+
+// `a, $x.M` as a command argument: array_literal_expression > unary_expression > member_access.
+const memberAccessOf = (node: SyntaxNode): SyntaxNode | undefined => {
+  let current: SyntaxNode | undefined = node
+  while (current !== undefined && current.type !== "member_access") {
+    const named: Array<SyntaxNode> = current.namedChildren
+    if (current.type !== "array_literal_expression" && current.type !== "unary_expression") return undefined
+    current = named[named.length - 1]
+  }
+  return current
+}
+
+const inertInvocation = (target: SyntaxNode | undefined, member: string, isStatic: boolean): boolean => {
+  if (target === undefined) return false
+  if (isStatic) return target.type === "type_literal" && /^\[\s*(system\.)?math\s*\]$/i.test(target.text) && MATH_METHODS.has(member)
+  const literal = target.type === "string_literal" && target.namedChildren.every((c) => c.type === "verbatim_string_characters")
+  return literal && STRING_METHODS.has(member)
 }
 
 // The first command of the program, enclosed only by statement lists and pipeline chains.

@@ -357,3 +357,77 @@ const expandSequence = (inner: string): Array<string> | undefined | null => {
   }
   return undefined
 }
+
+/**
+ * PowerShell's line continuation, joined as PowerShell joins it: a backtick at the end of a
+ * line (outside quotes, here-strings and comments) makes the newline a space, so a
+ * separator it hides cannot split what the shell reads as one command (or the reverse).
+ */
+export const joinPowerShellContinuations = (text: string): string => {
+  if (!text.includes("`\n") && !text.includes("`\r\n")) return text
+  let out = ""
+  let i = 0
+  const n = text.length
+  while (i < n) {
+    const c = text[i]!
+    if (c === "`") {
+      if (text[i + 1] === "\n") {
+        out += " "
+        i += 2
+        continue
+      }
+      if (text[i + 1] === "\r" && text[i + 2] === "\n") {
+        out += " "
+        i += 3
+        continue
+      }
+      out += text.slice(i, i + 2)
+      i += 2
+      continue
+    }
+    if (c === "'" || c === "\u2018" || c === "\u2019") {
+      // Verbatim string ('' is a quote inside it).
+      let j = i + 1
+      while (j < n) {
+        if (text[j] === "'" && text[j + 1] === "'") j += 2
+        else if (text[j] === "'") break
+        else j++
+      }
+      out += text.slice(i, j + 1)
+      i = j + 1
+      continue
+    }
+    if (c === '"') {
+      let j = i + 1
+      while (j < n && text[j] !== '"') j += text[j] === "`" ? 2 : 1
+      out += text.slice(i, j + 1)
+      i = j + 1
+      continue
+    }
+    if (c === "@" && (text[i + 1] === "'" || text[i + 1] === '"') && /^\r?\n/.test(text.slice(i + 2, i + 4))) {
+      const close = `\n${text[i + 1]}@`
+      const end = text.indexOf(close, i + 2)
+      const stop = end === -1 ? n : end + close.length
+      out += text.slice(i, stop)
+      i = stop
+      continue
+    }
+    if (c === "<" && text[i + 1] === "#") {
+      const end = text.indexOf("#>", i + 2)
+      const stop = end === -1 ? n : end + 2
+      out += text.slice(i, stop)
+      i = stop
+      continue
+    }
+    if (c === "#" && (i === 0 || /\s|;|\|/.test(text[i - 1]!))) {
+      const end = text.indexOf("\n", i)
+      const stop = end === -1 ? n : end
+      out += text.slice(i, stop)
+      i = stop
+      continue
+    }
+    out += c
+    i++
+  }
+  return out
+}
