@@ -5,6 +5,7 @@
  */
 export * as AtomicFile from "./AtomicFile.ts"
 export * as Bus from "./Bus.ts"
+export * as FileLock from "./FileLock.ts"
 export * as BusEvent from "./BusEvent.ts"
 export * as Identifier from "./Identifier.ts"
 export * as Instance from "./Instance.ts"

@@ -40,4 +40,40 @@ describe("AtomicFile.writeText", () => {
     assert.isTrue(failed)
     assert.deepStrictEqual(fs.readdirSync(dir), ["taken"])
   })
+
+  it("creates files 0600 and directories 0700 whatever the umask, and flushes when asked", async () => {
+    const dir = tempDir()
+    const path = NodePath.join(dir, "a", "b", "state.json")
+    const umask = process.umask(0)
+    try {
+      await AtomicFile.writeText(path, "x", { sync: true })
+    } finally {
+      process.umask(umask)
+    }
+    assert.strictEqual(fs.statSync(path).mode & 0o777, 0o600)
+    assert.strictEqual(fs.statSync(NodePath.join(dir, "a")).mode & 0o777, 0o700)
+    assert.strictEqual(fs.statSync(NodePath.join(dir, "a", "b")).mode & 0o777, 0o700)
+    assert.strictEqual(fs.readFileSync(path, "utf8"), "x")
+  })
+})
+
+describe("AtomicFile.tighten", () => {
+  it("makes a data tree left by an older version private, leaving symlinks and their targets alone", () => {
+    const dir = tempDir()
+    const data = NodePath.join(dir, "data")
+    fs.mkdirSync(NodePath.join(data, "session"), { recursive: true, mode: 0o755 })
+    fs.chmodSync(data, 0o755)
+    fs.writeFileSync(NodePath.join(data, "session", "s.json"), "{}", { mode: 0o644 })
+    fs.chmodSync(NodePath.join(data, "session", "s.json"), 0o644)
+    const target = NodePath.join(dir, "elsewhere.txt")
+    fs.writeFileSync(target, "x", { mode: 0o644 })
+    fs.chmodSync(target, 0o644)
+    fs.symlinkSync(target, NodePath.join(data, "link"))
+    return AtomicFile.tighten(data).then(() => {
+      assert.strictEqual(fs.statSync(data).mode & 0o777, 0o700)
+      assert.strictEqual(fs.statSync(NodePath.join(data, "session")).mode & 0o777, 0o700)
+      assert.strictEqual(fs.statSync(NodePath.join(data, "session", "s.json")).mode & 0o777, 0o600)
+      assert.strictEqual(fs.statSync(target).mode & 0o777, 0o644)
+    })
+  })
 })

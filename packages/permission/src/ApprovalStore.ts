@@ -2,8 +2,12 @@
  * Where "always" approvals are remembered, per project: the allow rules a person granted
  * by answering "always", loaded when a project's permission state is created.
  *
- * `layerFile(directory)` keeps one JSON file per project, `<directory>/<projectID>.json`,
- * written atomically (a temp file, then a rename). A file that cannot be read as approvals
+ * `layerFile(directory)` keeps one JSON file per project, `<directory>/<projectID>.json`
+ * (0600, in a 0700 directory; older, looser ones are tightened when the layer starts),
+ * written atomically (a temp file flushed with fsync, then a rename, then the directory
+ * flushed). Several processes may share the directory: every `append` takes an advisory
+ * lock (`<file>.lock`, see `FileLock`), reads the file again, adds the rules it does not
+ * hold yet and writes it, so no process's approvals overwrite another's. A file that cannot be read as approvals
  * is logged with its path, moved aside (`<file>.corrupt-<time>`) and treated as empty; the
  * next `append` writes a fresh file. `layerMemory` keeps them in memory, for tests.
  *
@@ -12,6 +16,7 @@
 import * as NodeFs from "node:fs/promises"
 import * as NodePath from "node:path"
 import * as AtomicFile from "@gatehousejs/core/AtomicFile"
+import * as FileLock from "@gatehousejs/core/FileLock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -79,6 +84,8 @@ const decodeFile = Schema.decodeUnknownEffect(Schema.fromJsonString(File))
 
 const errorText = (cause: unknown): string => (cause instanceof Error ? cause.message : String(cause))
 
+const key = (rule: Rule) => JSON.stringify([rule.permission, rule.pattern, rule.action])
+
 const isMissing = (cause: unknown): boolean =>
   typeof cause === "object" && cause !== null && (cause as { code?: unknown }).code === "ENOENT"
 
@@ -93,7 +100,13 @@ export const layerFile = (directory: string): Layer.Layer<Service> =>
     Service,
     Effect.gen(function* () {
       const root = NodePath.resolve(directory)
-      // One writer at a time: every append reads the file again, so none is lost.
+      yield* Effect.tryPromise(() => AtomicFile.tighten(root)).pipe(
+        Effect.catch((cause) =>
+          Effect.logWarning(`approvals: cannot tighten the permissions of ${root}: ${errorText(cause)}`)
+        )
+      )
+      // One writer at a time in this process; the file lock orders the processes. Every
+      // append reads the file again under both, so none is lost.
       const lock = yield* Semaphore.make(1)
 
       const fileOf = (projectID: string) => NodePath.join(root, `${NodePath.basename(projectID)}.json`)
@@ -126,7 +139,8 @@ export const layerFile = (directory: string): Layer.Layer<Service> =>
       const write = (projectID: string, rules: Ruleset) => {
         const file = fileOf(projectID)
         return Effect.tryPromise({
-          try: () => AtomicFile.writeText(file, `${JSON.stringify({ version: 1, rules }, null, 2)}\n`),
+          try: () =>
+            AtomicFile.writeText(file, `${JSON.stringify({ version: 1, rules }, null, 2)}\n`, { sync: true }),
           catch: (cause) => new WriteError({ path: file, reason: errorText(cause) })
         })
       }
@@ -144,8 +158,20 @@ export const layerFile = (directory: string): Layer.Layer<Service> =>
           lock.withPermits(1)(
             Effect.gen(function* () {
               const current = yield* read(projectID)
-              yield* write(projectID, [...current, ...rules])
-            })
+              const held = new Set(current.map(key))
+              const fresh = rules.filter((rule) => {
+                if (held.has(key(rule))) return false
+                held.add(key(rule))
+                return true
+              })
+              if (fresh.length === 0) return
+              yield* write(projectID, [...current, ...fresh])
+            }).pipe(
+              FileLock.withLock(fileOf(projectID)),
+              Effect.catchTag("FileLockError", (error) =>
+                Effect.fail(new WriteError({ path: error.path, reason: error.reason }))
+              )
+            )
           )
       })
     })
