@@ -169,22 +169,25 @@ const resolveFile = (specifier: string): string => {
   }
 }
 
-const load = (file: string) =>
-  Effect.tryPromise({
-    try: () => readFile(file),
-    catch: (cause) => loadError(file, cause)
-  }).pipe(
-    Effect.flatMap((bytes) =>
-      Effect.tryPromise({
-        try: () => Language.load(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength)),
-        catch: (cause) => loadError(file, cause)
-      })
-    )
-  )
-
 // The lib this project compiles against has no WebAssembly types; Node has the global.
-const compileWasm = (bytes: Uint8Array): Parameters<typeof Language.loadSync>[0] =>
-  new (globalThis as unknown as { WebAssembly: { Module: new (bytes: Uint8Array) => never } }).WebAssembly.Module(bytes)
+type WasmModule = Parameters<typeof Language.loadSync>[0]
+const Wasm = (
+  globalThis as unknown as {
+    WebAssembly: {
+      Module: new (bytes: Uint8Array) => WasmModule
+      compile: (bytes: Uint8Array) => Promise<WasmModule>
+      instantiate: (module: WasmModule, imports: object) => Promise<unknown>
+    }
+  }
+).WebAssembly
+const compileWasm = (bytes: Uint8Array): WasmModule => new Wasm.Module(bytes)
+const instantiate = (module: WasmModule, imports: object): Promise<unknown> => Wasm.instantiate(module, imports)
+const compileFile = (file: string): Promise<WasmModule> => {
+  const compiled = readFile(file).then((bytes) => Wasm.compile(bytes))
+  // Awaited by the layer, or not at all when an earlier step fails: never unhandled.
+  compiled.catch(() => undefined)
+  return compiled
+}
 
 /**
  * Builds the service from explicit file locations (the live layer resolves them from the
@@ -200,6 +203,14 @@ export const layerFrom = (locations: {
   Layer.effect(
     Service,
     Effect.gen(function* () {
+      // Both modules compile at once, off the main thread (WebAssembly.compile), while the
+      // runtime's JavaScript starts; each compiled module is instantiated from memory.
+      const runtimeModule = compileFile(locations.runtime)
+      const bashModule = compileFile(locations.bash)
+      const compiledRuntime = yield* Effect.tryPromise({
+        try: () => runtimeModule,
+        catch: (cause) => loadError(locations.runtime, cause)
+      })
       // Emscripten fills this object with the runtime's exports (see wasmTreeReader).
       const runtime = {
         locateFile: (name: string) =>
@@ -208,10 +219,25 @@ export const layerFrom = (locations: {
             : NodePath.join(NodePath.dirname(locations.runtime), name)
       }
       yield* Effect.tryPromise({
-        try: () => Parser.init(runtime),
+        try: () =>
+          new Promise<void>((resolve, reject) => {
+            // Emscripten only calls back on success: a failed instantiation rejects here.
+            const instantiateWasm = (imports: object, receive: (instance: unknown, module: unknown) => void) => {
+              instantiate(compiledRuntime, imports).then((instance) => receive(instance, compiledRuntime), reject)
+              return {}
+            }
+            Parser.init(Object.assign(runtime, { instantiateWasm })).then(resolve, reject)
+          }),
         catch: (cause) => loadError(locations.runtime, cause)
       })
-      const bashLanguage = yield* load(locations.bash)
+      const compiledBash = yield* Effect.tryPromise({
+        try: () => bashModule,
+        catch: (cause) => loadError(locations.bash, cause)
+      })
+      const bashLanguage = yield* Effect.try({
+        try: () => Language.loadSync(compiledBash),
+        catch: (cause) => loadError(locations.bash, cause)
+      })
       // The PowerShell grammar is read now (a missing file fails the layer) but compiled on
       // the first PowerShell text: most processes judge only bash, and the compile and its
       // first parse cost more than a whole `gatehouse check` of a bash command.
