@@ -89,6 +89,12 @@ export interface Command {
   readonly names: ReadonlyArray<string>
   /** `cd`, `pushd`, `Set-Location`, …: produces no `bash` pattern. */
   readonly changesDirectory: boolean
+  /**
+   * The argv with the global options of a multi-level program moved out (`git -C src
+   * --no-pager push -f` -> `git push -f`), when that differs from `argv`. The gate judges
+   * both; `prefix` is read from this form.
+   */
+  readonly canonical?: ReadonlyArray<string>
   readonly notes: ReadonlyArray<Note>
 }
 
@@ -113,6 +119,8 @@ export interface PathAccess {
   readonly isDirectory: boolean
   /** Something is there now (reading a path that does not exist reads nothing). */
   readonly exists: boolean
+  /** A write to a file that configures what later commands run (`.npmrc`, `.git/hooks/*`, `~/.bashrc`, …). */
+  readonly configures?: boolean
   readonly command?: number
 }
 
@@ -214,7 +222,9 @@ const analyzeWith = (trees: ShellParser.Trees, command: string, options: Options
         break
       }
       const payloadText =
-        payload.dialect === "bash" ? joinContinuations(payload.text) : joinPowerShellContinuations(payload.text)
+        payload.dialect === "bash"
+          ? joinContinuations(payload.text)
+          : joinPowerShellContinuations(payload.text)
       textNotes(env, payload.text, payloadText, payload.dialect, payload.via)
       if (payloadText.length > MAX_PARSED_TEXT) continue
       const tree = trees.syntax(payloadText, payload.dialect)

@@ -113,12 +113,16 @@ const WILDCARD = /[*?]/
 export const commandPatterns = (command: ShellAnalysis.Command): Array<string> => {
   if (command.changesDirectory) return []
   if (command.argv.length === 0) return command.redirects.length > 0 ? [command.text] : []
-  const rest = [...command.argv.slice(1), ...command.redirects.map(renderRedirect)]
+  const redirects = command.redirects.map(renderRedirect)
   const out: Array<string> = []
-  for (const name of [command.argv[0]!, ...command.names]) {
-    const bare = [name, ...rest].join(" ")
-    if (command.assignments.length > 0) out.push([...command.assignments, bare].join(" "))
-    out.push(bare)
+  // As written, and in canonical form (global options moved out): every form is judged.
+  for (const argv of command.canonical === undefined ? [command.argv] : [command.argv, command.canonical]) {
+    const rest = [...argv.slice(1), ...redirects]
+    for (const name of [argv[0]!, ...command.names]) {
+      const bare = [name, ...rest].join(" ")
+      if (command.assignments.length > 0) out.push([...command.assignments, bare].join(" "))
+      out.push(bare)
+    }
   }
   return [...new Set(out)]
 }
@@ -155,7 +159,9 @@ export const commandAlways = (command: ShellAnalysis.Command, textFlagged = fals
   const key = (head.split(/[\\/]/).pop() ?? head).toLowerCase().replace(/\.exe$/, "")
   if (isBroadProgram(key) && (prefix.length < 2 || prefix[1]!.startsWith("-"))) return exactly
   if (prefix.some((token) => WILDCARD.test(token) || token === "")) return exactly
-  return [`${prefix.join(" ")} *`]
+  // The prefix is read from the canonical form (`git -C src push` -> `git push *`); the text
+  // as written is remembered too, since it is judged as well.
+  return command.canonical === undefined ? [`${prefix.join(" ")} *`] : [`${prefix.join(" ")} *`, ...exactly]
 }
 
 const directoryPattern = (directory: string): string =>
@@ -252,6 +258,12 @@ const editPatterns = (analysis: ShellAnalysis.Analysis): { files: Array<string>;
   const out: Array<string> = []
   const targets: Array<string> = []
   for (const path of analysis.paths) {
+    if (path.access === "write" && path.configures === true && !path.inside) {
+      // `~/.bashrc`, `~/.ssh/config`: an edit of a file that configures later commands.
+      out.push(path.path)
+      targets.push(path.path)
+      continue
+    }
     if (path.access !== "write" || !path.inside || path.relative === undefined) continue
     const relative = path.relative === "" ? "." : path.relative
     out.push(relative)

@@ -116,6 +116,7 @@ layer(ShellParser.layer)("issue 16", (it) => {
     { command: "echo $((x + 1))", block: OPEN, expect: "ask" },
     { command: "(( y ))", block: OPEN, expect: "ask" },
     { command: "[[ $v -eq 1 ]] && echo ok", block: OPEN, expect: "ask" },
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell expansion, not a template
     { command: "echo ${arr[i]}", block: OPEN, expect: "ask" },
     { command: "let z=w+1", block: OPEN, expect: "ask" },
     { command: "declare -i n; n=$1", block: OPEN, expect: "ask" },
@@ -127,7 +128,11 @@ layer(ShellParser.layer)("issue 16", (it) => {
   ])
 
   cases("hole 1: $(<file) reads the file", [
-    { command: "echo $(<.git/config)", block: { ...OPEN, read: { "*": "allow", ".git/*": "deny" } }, expect: "deny" },
+    {
+      command: "echo $(<.git/config)",
+      block: { ...OPEN, read: { "*": "allow", ".git/*": "deny" } },
+      expect: "deny"
+    },
     { command: "echo $(< ../outside/secret.txt)", cwd: ".", block: OPEN, expect: "ask" },
     { command: `x=$(<${"/etc/hostname"})`, block: OPEN, expect: "ask" }
   ])
@@ -140,16 +145,212 @@ layer(ShellParser.layer)("issue 16", (it) => {
       block: STRICT,
       expect: "ask"
     },
-    { command: "echo $ExecutionContext.InvokeCommand.NewScriptBlock('x')", dialect: ps, block: OPEN, expect: "ask" },
+    {
+      command: "echo $ExecutionContext.InvokeCommand.NewScriptBlock('x')",
+      dialect: ps,
+      block: OPEN,
+      expect: "ask"
+    },
     { command: "[ScriptBlock]::Create('Remove-Item x').Invoke()", dialect: ps, block: OPEN, expect: "ask" },
-    { command: "(New-Object Net.WebClient).DownloadString('http://x')", dialect: ps, block: OPEN, expect: "ask" },
+    {
+      command: "(New-Object Net.WebClient).DownloadString('http://x')",
+      dialect: ps,
+      block: OPEN,
+      expect: "ask"
+    },
     { command: "Write-Output ([IO.File]::Delete('x'))", dialect: ps, block: OPEN, expect: "ask" },
     { command: "Write-Output ([math]::Max(1, 2))", dialect: ps, block: STRICT, expect: "allow" },
-    { command: "$s = 'x'; $s.GetType().InvokeMember('a', 'InvokeMethod', $null, $s, $null)", dialect: ps, block: OPEN, expect: "ask" },
+    {
+      command: "$s = 'x'; $s.GetType().InvokeMember('a', 'InvokeMethod', $null, $s, $null)",
+      dialect: ps,
+      block: OPEN,
+      expect: "ask"
+    },
     { command: "'Remove-Item x' | % { $_.Trim() }", dialect: ps, block: OPEN, expect: "ask" },
     // A backtick continuation joins the lines before they are judged.
     { command: "Get-ChildItem`\n; Remove-Item x", dialect: ps, block: DENY, expect: "deny" },
     { command: "Write-Output a `\n Remove-Item x", dialect: ps, block: DENY, expect: "allow" },
     { command: "Write-Output 'a `\n b'", dialect: ps, block: STRICT, expect: "allow" }
+  ])
+
+  cases("hole 2: canonical forms of multi-level programs", [
+    { command: "git -C src --no-pager push -f", block: DENY, expect: "deny" },
+    { command: "git --git-dir=.git --work-tree=. push origin main", block: DENY, expect: "deny" },
+    { command: "git -c color.ui=never commit -m x", block: DENY, expect: "deny" },
+    { command: "git -Csrc commit -m x", block: DENY, expect: "deny" },
+    { command: "git --no-pager -P commit -m x", block: DENY, expect: "deny" },
+    { command: "npm --prefix src publish", block: DENY, expect: "deny" },
+    { command: "npm --loglevel silent publish", block: DENY, expect: "deny" },
+    { command: "npm publish --prefix src", block: DENY, expect: "deny" },
+    {
+      command: "kubectl -n prod delete pod x",
+      block: { bash: { "*": "allow", "kubectl delete *": "deny" } },
+      expect: "deny"
+    },
+    {
+      command: "docker -H tcp://h:2375 run --rm alpine",
+      block: { bash: { "*": "allow", "docker run *": "deny" } },
+      expect: "deny"
+    },
+    {
+      command: "make -C src install",
+      block: { bash: { "*": "allow", "make install *": "deny" } },
+      expect: "deny"
+    },
+    {
+      command: "cargo +nightly publish",
+      block: { bash: { "*": "allow", "cargo publish *": "deny" } },
+      expect: "deny"
+    },
+    {
+      command: "pnpm --filter app publish",
+      block: { bash: { "*": "allow", "pnpm publish *": "deny" } },
+      expect: "deny"
+    },
+    {
+      command: "yarn --cwd src publish",
+      block: { bash: { "*": "allow", "yarn publish *": "deny" } },
+      expect: "deny"
+    },
+    {
+      command: "gh -R o/r pr merge 1",
+      block: { bash: { "*": "allow", "gh pr merge *": "deny" } },
+      expect: "deny"
+    },
+    // Directory options are judged like a cd.
+    { command: "git -C .. status", block: STRICT, expect: "ask" },
+    { command: "git -C link-out log", block: STRICT, expect: "ask" },
+    { command: "npm --prefix ../x test", block: STRICT, expect: "ask" },
+    { command: "make -C /tmp all", block: OPEN, expect: "ask" },
+    { command: "GIT_DIR=../x/.git git log", block: OPEN, expect: "ask" },
+    // A subcommand that is not a static word asks even where `*` allows.
+    { command: "git $sub -f", block: DENY, expect: "ask" },
+    { command: 'git "$@"', block: OPEN, expect: "ask" },
+    { command: "git $(echo push)", block: OPEN, expect: "ask" },
+    { command: 'git $"push" -f', block: OPEN, expect: "ask" },
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell expansion, not a template
+    { command: "npm ${cmd:-publish}", block: OPEN, expect: "ask" },
+    { command: "git @args", dialect: ps, block: OPEN, expect: "ask" },
+    { command: "git $sub", dialect: ps, block: OPEN, expect: "ask" },
+    { command: "git -C src push -f", dialect: ps, block: DENY, expect: "deny" },
+    // The ordinary forms keep their verdict.
+    { command: "git log -p -- src", block: STRICT, expect: "allow" },
+    { command: "git diff --stat", block: STRICT, expect: "allow" }
+  ])
+
+  cases("hole 3: runs other code", [
+    { command: "npx rm -rf x", block: DENY, expect: "deny" },
+    { command: "npm exec -- rm -rf x", block: DENY, expect: "deny" },
+    { command: "npm x -c 'rm -rf x'", block: DENY, expect: "deny" },
+    { command: 'npx -c "$CMD"', block: OPEN, expect: "ask" },
+    { command: "pnpm dlx rm -rf x", block: DENY, expect: "deny" },
+    { command: "pnpm exec rm x", block: DENY, expect: "deny" },
+    { command: "yarn dlx rm x", block: DENY, expect: "deny" },
+    { command: "bunx rm x", block: DENY, expect: "deny" },
+    { command: "bun x rm x", block: DENY, expect: "deny" },
+    { command: "npm explore lodash -- rm -rf x", block: DENY, expect: "deny" },
+    { command: "npm test --script-shell=./evil.sh", block: STRICT, expect: "ask" },
+    { command: "npm test --node-options='--require ./evil.js'", block: OPEN, expect: "ask" },
+    { command: "npm --userconfig ./x.npmrc test", block: OPEN, expect: "ask" },
+    { command: 'node -e \'require("child_process").execSync("id")\'', block: OPEN, expect: "ask" },
+    { command: "node -r ./evil.js app.js", block: OPEN, expect: "ask" },
+    { command: "python3 -c 'import os'", block: OPEN, expect: "ask" },
+    // Environment gadgets: a static command line is judged, a program file asks.
+    { command: "GIT_SSH_COMMAND='rm -rf x' git fetch", block: DENY, expect: "deny" },
+    { command: "export GIT_SSH_COMMAND='rm -rf x'; git fetch", block: DENY, expect: "deny" },
+    { command: "GIT_PAGER='rm -rf x' git log", block: DENY, expect: "deny" },
+    { command: "GIT_EXTERNAL_DIFF=./evil git diff", block: OPEN, expect: "ask" },
+    { command: 'GIT_SSH_COMMAND="$X" git fetch', block: OPEN, expect: "ask" },
+    {
+      command: "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.pager GIT_CONFIG_VALUE_0='rm -rf x' git log",
+      block: DENY,
+      expect: "deny"
+    },
+    { command: "export GIT_CONFIG_KEY_0=core.pager; git log", block: OPEN, expect: "ask" },
+    { command: "LESSOPEN='|id %s' less notes.txt", block: OPEN, expect: "ask" },
+    { command: "BASH_ENV=./x.sh bash -c 'echo hi'", block: OPEN, expect: "ask" },
+    { command: "ENV=./x.sh sh -c 'echo hi'", block: OPEN, expect: "ask" },
+    { command: "export PROMPT_COMMAND='rm -rf x'", block: DENY, expect: "deny" },
+    { command: "NODE_OPTIONS='--require ./evil.js' npm test", block: OPEN, expect: "ask" },
+    { command: "export NODE_OPTIONS='--require ./evil.js'; npm test", block: OPEN, expect: "ask" },
+    { command: "LD_PRELOAD=./x.so ls", block: OPEN, expect: "ask" },
+    { command: "$env:GIT_SSH_COMMAND = 'rm -rf x'; git fetch", dialect: ps, block: DENY, expect: "deny" },
+    { command: "$env:NODE_OPTIONS = '--require ./e.js'; npm test", dialect: ps, block: OPEN, expect: "ask" },
+    // Writes to files that configure later commands are edits that execute.
+    { command: "echo 'script-shell=./evil.sh' >> .npmrc", block: DENY, expect: "deny" },
+    { command: "echo x > .git/hooks/pre-commit", block: DENY, expect: "deny" },
+    {
+      command: "echo 'alias ls=rm' >> ~/.bashrc",
+      block: {
+        bash: { "*": "allow" },
+        external_directory: "allow",
+        edit: { "*": "allow", "*/.bashrc": "deny" }
+      },
+      expect: "deny"
+    },
+    { command: "npm config set script-shell ./evil.sh -L project", block: DENY, expect: "deny" },
+    {
+      command: "npm config set script-shell ./evil.sh",
+      block: { ...DENY, edit: { "*": "allow", "*/.npmrc": "deny" } },
+      expect: "deny"
+    },
+    { command: "git config core.pager 'rm -rf x'", block: DENY, expect: "deny" },
+    {
+      command: "git config alias.st status",
+      block: { ...DENY, edit: { "*": "allow", ".git/config": "deny" } },
+      expect: "deny"
+    },
+    {
+      command: "git config --get user.name",
+      block: { ...DENY, edit: { "*": "allow", ".git/config": "deny" } },
+      expect: "allow"
+    },
+    {
+      command: "git config user.name",
+      block: { ...DENY, edit: { "*": "allow", ".git/config": "deny" } },
+      expect: "allow"
+    }
+  ])
+
+  cases("hole 4: unknown wrappers and glued names", [
+    { command: "script -qc 'rm -rf x' /dev/null", block: DENY, expect: "deny" },
+    { command: 'script -c "$X"', block: OPEN, expect: "ask" },
+    { command: "tmux new-session -d 'rm -rf x'", block: DENY, expect: "deny" },
+    { command: "tmux send-keys -t 0 'rm -rf x' Enter", block: OPEN, expect: "ask" },
+    { command: "tmux ls", block: OPEN, expect: "allow" },
+    { command: "screen -dmS s rm -rf x", block: DENY, expect: "deny" },
+    { command: "screen -S s -X stuff 'rm -rf x\n'", block: OPEN, expect: "ask" },
+    { command: "parallel rm ::: a b", block: DENY, expect: "deny" },
+    { command: "parallel < cmds.txt", block: OPEN, expect: "ask" },
+    { command: "su -c 'rm -rf x' root", block: DENY, expect: "deny" },
+    { command: "runuser -u nobody -- rm x", block: DENY, expect: "deny" },
+    { command: "pkexec rm x", block: DENY, expect: "deny" },
+    { command: "run0 rm x", block: DENY, expect: "deny" },
+    { command: "systemd-run --user --wait rm x", block: DENY, expect: "deny" },
+    { command: "wsl rm -rf x", block: DENY, expect: "deny" },
+    { command: "wsl -e rm x", block: DENY, expect: "deny" },
+    { command: "fd -e o -x rm {}", block: DENY, expect: "deny" },
+    { command: 'fd pattern --exec-batch "$X"', block: OPEN, expect: "ask" },
+    { command: "sqlite3 db.sqlite '.shell rm -rf x'", block: DENY, expect: "deny" },
+    { command: "sqlite3 db.sqlite < script.sql", block: OPEN, expect: "ask" },
+    { command: "sqlite3 db.sqlite 'select 1'", block: OPEN, expect: "allow" },
+    { command: "vim -c '!rm -rf x' -c q notes.txt", block: DENY, expect: "deny" },
+    { command: "vim -c 'call system(\"id\")' notes.txt", block: OPEN, expect: "ask" },
+    { command: "hash -p /tmp/evil ls; ls", block: OPEN, expect: "ask" },
+    // The backstop: an unknown program handed a command line or a shell with its code option.
+    { command: "frobnicate --run 'curl x | sh'", block: OPEN, expect: "ask" },
+    { command: "frobnicate -- bash -c id", block: OPEN, expect: "ask" },
+    { command: "frobnicate python3 -c 'import os'", block: OPEN, expect: "ask" },
+    { command: "frobnicate --verbose build", block: OPEN, expect: "allow" },
+    { command: "frob pwsh -Command Remove-Item", dialect: ps, block: OPEN, expect: "ask" },
+    // A program name glued from quoted or escaped pieces is judged by its value, and asks.
+    { command: "'r'm -rf x", block: DENY, expect: "deny" },
+    { command: "'gi't status", block: STRICT, expect: "ask" },
+    { command: "g\\it status", block: STRICT, expect: "ask" },
+    { command: '"g"it push -f', block: OPEN, expect: "ask" },
+    { command: "g''it status", block: STRICT, expect: "ask" },
+    { command: "g`it push -f", dialect: ps, block: OPEN, expect: "ask" },
+    { command: "Re`move-Item x", dialect: ps, block: DENY, expect: "deny" },
+    { command: '"git" status', block: STRICT, expect: "allow" }
   ])
 })

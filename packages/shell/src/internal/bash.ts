@@ -1,11 +1,12 @@
 // Walks a tree-sitter-bash tree: every simple command anywhere, as words with quotes
 // resolved, plus whatever the walk could not model. Node types outside the known set are
 // reported, never skipped silently.
+
+import { BASH_SYNTAX, hiddenBashExpansion } from "./grammar.ts"
 import type { RawAssignment, RawCommand, RawRedirect, WalkResult, Word } from "./model.ts"
 import { emptyWalk } from "./model.ts"
 import type { SyntaxNode } from "./syntax.ts"
 import type { Segment } from "./text.ts"
-import { BASH_SYNTAX, hiddenBashExpansion } from "./grammar.ts"
 
 interface Context {
   /** The home directory, looked up when first needed. */
@@ -180,7 +181,9 @@ const visit = (node: SyntaxNode, ctx: Context): void => {
     case "command_substitution":
       if (isFileRead(node)) {
         // `$(<file)` (and `$(< file)`) is bash's cat: a read of the file.
-        const redirects = node.namedChildren.filter((c) => c.type === "file_redirect").flatMap((r) => redirectsOf(r, ctx))
+        const redirects = node.namedChildren
+          .filter((c) => c.type === "file_redirect")
+          .flatMap((r) => redirectsOf(r, ctx))
         ctx.out.commands.push({ source: node.text, assignments: [], words: [], redirects, problems: [] })
       }
       visitChildren(node, ctx)
@@ -423,7 +426,13 @@ const buildCommand = (node: SyntaxNode, redirects: Array<RawRedirect>, ctx: Cont
         if (type === "$" && child.nextSibling?.type === "string") {
           // `$"…"` split by the grammar into `$` and a string: one word, never static.
           const next = child.nextSibling
-          words.push({ value: `$${next.text}`, raw: `$${next.text}`, isStatic: false, path: undefined, glob: false })
+          words.push({
+            value: `$${next.text}`,
+            raw: `$${next.text}`,
+            isStatic: false,
+            path: undefined,
+            glob: false
+          })
           skip = next.id
           break
         }

@@ -38,6 +38,7 @@ export interface MutableCommand {
   wraps?: number
   names: Array<string>
   changesDirectory: boolean
+  canonical?: Array<string>
   notes: Array<Note>
 }
 

@@ -256,6 +256,11 @@ const record = (
   if (unresolved !== undefined)
     commandNote(command, "unmodelled", `\`${text}\` is not followed: ${unresolved}`)
   const inside = env.resolver.inside(real)
+  // A write to a file that configures later commands (`.npmrc`, `.git/hooks/*`, `~/.bashrc`)
+  // is an edit that executes, inside the project or not.
+  const configures = access === "write" && Programs.configuresExecution(real)
+  if (configures)
+    commandNote(command, "executes", `writes \`${text}\`, which configures what later commands run`)
   addPath(env, {
     text,
     path: real,
@@ -266,7 +271,8 @@ const record = (
     isDirectory,
     exists,
     command: command.index,
-    ...(inside ? { relative: env.resolver.relative(real) } : {})
+    ...(inside ? { relative: env.resolver.relative(real) } : {}),
+    ...(configures ? { configures: true } : {})
   })
 }
 

@@ -10,7 +10,8 @@ export type SyntaxClass = "walked" | "inert" | "unmodelled"
 
 const table = (entries: Record<SyntaxClass, ReadonlyArray<string>>): ReadonlyMap<string, SyntaxClass> => {
   const out = new Map<string, SyntaxClass>()
-  for (const kind of ["walked", "inert", "unmodelled"] as const) for (const type of entries[kind]) out.set(type, kind)
+  for (const kind of ["walked", "inert", "unmodelled"] as const)
+    for (const type of entries[kind]) out.set(type, kind)
   return out
 }
 

@@ -3,12 +3,14 @@
 // same thing under bash and PowerShell. What the commands touch on disk is `files.ts`.
 import type { Command, Redirect } from "../ShellAnalysis.ts"
 import type { Dialect } from "../ShellParser.ts"
+import * as Canonical from "./canonical.ts"
 import { commandNote, type Env, type MutableCommand, note, type Payload, type Scope } from "./env.ts"
 import { argumentPaths, changeDirectory, commandRedirect, enterDirectory, touch } from "./files.ts"
 import type { RawAssignment, RawCommand, RawRedirect, WalkResult, Word } from "./model.ts"
 import { staticWord } from "./model.ts"
 import * as Programs from "./programs.ts"
 import * as Risks from "./risks.ts"
+import * as Runners from "./runners.ts"
 import { braceExpand, decodeEncodedCommand } from "./text.ts"
 
 export type { Env } from "./env.ts"
@@ -59,7 +61,7 @@ export const finish = (
   }
   for (const c of env.commands) {
     c.text = commandText(c)
-    c.prefix = prefix(c.argv)
+    c.prefix = prefix(c.canonical ?? c.argv)
   }
   return env.commands
 }
@@ -113,8 +115,9 @@ const interpretRaw = (
   if (via !== undefined) command.via = via
   env.commands.push(command)
   if (words.problem) commandNote(command, "unmodelled", words.problem)
-  for (const assignment of raw.assignments) checkAssignment(env, command, assignment)
-  for (const assignment of raw.declared ?? []) checkAssignment(env, command, assignment)
+  for (const assignment of raw.assignments) checkAssignment(env, command, assignment, raw.assignments, scope)
+  for (const assignment of raw.declared ?? [])
+    checkAssignment(env, command, assignment, raw.declared ?? [], scope)
   for (const redirect of raw.redirects) commandRedirect(env, command, redirect, scope)
   if (words.words.length > 0) {
     interpretWords(
@@ -195,15 +198,74 @@ const GLOB_OPTIONS: ReadonlySet<string> = new Set([
   "globasciiranges"
 ])
 
-const checkAssignment = (env: Env, command: MutableCommand, assignment: RawAssignment): void => {
+const checkAssignment = (
+  env: Env,
+  command: MutableCommand,
+  assignment: RawAssignment,
+  all: ReadonlyArray<RawAssignment>,
+  scope: Scope
+): void => {
   // CDPATH changes where a relative `cd` lands: from here on, such a move is not followed.
   if (assignment.name === "CDPATH") env.seen.add("CDPATH")
   // GLOBIGNORE also turns on dotglob: `*` then matches dotfiles such as .env.
   if (assignment.name === "GLOBIGNORE") {
     commandNote(command, "unmodelled", "sets GLOBIGNORE: later globs may match other files")
   }
-  if (Programs.isGadgetVariable(assignment.name)) {
-    commandNote(command, "executes", `sets ${assignment.name}, which makes programs load or run other code`)
+  const kind = Programs.gadgetKind(assignment.name)
+  if (kind === undefined) return
+  const name = assignment.name
+  const value = assignment.value
+  commandNote(command, "executes", `sets ${name}, which makes programs load or run other code`)
+  const unknown = () =>
+    commandNote(
+      command,
+      "unmodelled",
+      `${name} is set to \`${value.raw}\`, only known at run time, and programs run it`
+    )
+  switch (kind) {
+    case "command":
+      // A static command line is judged as the command it is (a deny on it holds).
+      if (!value.isStatic) unknown()
+      else if (value.value.trim() !== "") enqueueText(env, command, value.value, "bash", scope, name, false)
+      return
+    case "program":
+      if (!value.isStatic) unknown()
+      else if (value.value === "") return
+      else if (/[\\/]/.test(value.value))
+        commandNote(
+          command,
+          "unmodelled",
+          `${name} runs the file \`${value.value}\`: its code is not analysed`
+        )
+      else enqueueText(env, command, value.value, "bash", scope, name, false)
+      return
+    case "directory":
+      // Like `git -C`: the repository there (its configuration and hooks) is used.
+      touch(env, command, value, "read", "cd", scope)
+      return
+    case "git-config": {
+      const index = name.slice("GIT_CONFIG_KEY_".length)
+      const paired = all.find((a) => a.name.toUpperCase() === `GIT_CONFIG_VALUE_${index}`)
+      if (!value.isStatic || paired === undefined || !paired.value.isStatic) {
+        commandNote(command, "unmodelled", `${name} sets a git configuration whose value is not visible here`)
+        return
+      }
+      Risks.gitConfig("git", `${value.value}=${paired.value.value}`, sinkFor(env, command, scope), name)
+      return
+    }
+    case "counted":
+      return
+    case "less":
+      if (!value.isStatic || !/^[-A-Za-z0-9 ]*$/.test(value.value))
+        commandNote(command, "unmodelled", `${name} gives less commands to run at start`)
+      return
+    case "opaque":
+      commandNote(
+        command,
+        "unmodelled",
+        `${name} makes programs load code or configuration this analysis cannot see`
+      )
+      return
   }
 }
 
@@ -279,24 +341,110 @@ const interpretWords = (
     return
   }
 
-  if (key === "ln" || key === "link" || (key === "new-item" && createsLink(words))) env.links.push(command)
-  const handled = special(env, command, key, words, scope)
-  if (handled) return
-  Risks.check(key, words, {
-    note: (kind, message) => commandNote(command, kind, message),
-    text: (text, dialect, via) => enqueueText(env, command, text, dialect, scope, via, false),
-    path: (text, access) =>
-      touch(
-        env,
+  // A program name glued from quoted or escaped pieces (`'g'it`, `g\it`, `` g`it ``) is
+  // judged by its joined value, and asks: it is spelt to dodge rules written as text.
+  if ((name.segments !== undefined && name.segments.length > 1) || (ps && name.raw.includes("`"))) {
+    commandNote(
+      command,
+      "unmodelled",
+      `the program name \`${name.raw}\` is glued from quoted or escaped pieces (it runs \`${program}\`)`
+    )
+  }
+
+  // Multi-level programs: global options moved out, directory options judged like a cd.
+  let args = words
+  let inner = scope
+  const form = Canonical.form(key, words)
+  if (form !== undefined) {
+    if (form.dynamic !== undefined)
+      commandNote(
         command,
-        { ...staticWord(text), path: text.startsWith("~/") ? env.home() + text.slice(1) : text },
-        access,
-        "argument",
-        scope
-      ),
-    dialect: scope.dialect
-  })
-  argumentPaths(env, command, key, words, scope)
+        "unmodelled",
+        `the subcommand \`${form.dynamic.raw}\` of ${program} is only known at run time: no rule on its subcommands can see it`
+      )
+    if (form.unknown.length > 0)
+      commandNote(
+        command,
+        "unmodelled",
+        `${program}: unknown global option ${form.unknown.join(", ")}: where its subcommand starts is a guess`
+      )
+    for (const { option, value } of form.directories) {
+      if (inner === scope) inner = { ...scope, cwds: [...scope.cwds] }
+      enterDirectory(env, command, value, inner, `${program} ${option}`)
+    }
+    if (form.moved) command.canonical = form.words.map((w) => w.value)
+    args = form.words
+  }
+
+  if (key === "ln" || key === "link" || (key === "new-item" && createsLink(words))) env.links.push(command)
+  const handled = special(env, command, key, args, inner)
+  if (handled) return
+  const sink = sinkFor(env, command, inner)
+  Risks.check(key, words, sink)
+  Runners.check(key, words, args, opsFor(env, command, key, inner))
+  if (!Programs.isModelled(key, ps)) backstop(command, program, args)
+  argumentPaths(env, command, key, args, inner)
+}
+
+const opsFor = (env: Env, command: MutableCommand, key: string, scope: Scope): Runners.Ops => ({
+  note: (kind, message) => commandNote(command, kind, message),
+  child: (words, via) => {
+    const child = childOf(env, command, words, [], scope, via, "payload")
+    if (child !== undefined) command.wraps = child
+  },
+  text: (text, dialect, via) => enqueueText(env, command, text, dialect, scope, via, false),
+  touch: (word, access) => touch(env, command, word, access, "argument", scope),
+  paths: (words) => argumentPaths(env, command, key, words, scope),
+  projectRoot: env.resolver.root,
+  home: env.home
+})
+
+const sinkFor = (env: Env, command: MutableCommand, scope: Scope): Risks.Sink => ({
+  note: (kind, message) => commandNote(command, kind, message),
+  text: (text, dialect, via) => enqueueText(env, command, text, dialect, scope, via, false),
+  path: (text, access) =>
+    touch(
+      env,
+      command,
+      { ...staticWord(text), path: text.startsWith("~/") ? env.home() + text.slice(1) : text },
+      access,
+      "argument",
+      scope
+    ),
+  dialect: scope.dialect
+})
+
+// Unknown programs are judged by their own name, but an argument that is itself a command
+// line, or a shell or interpreter named with its code option, means it may run something
+// this analysis cannot see (`tmux new-session 'rm -rf x'`, `somewrapper bash -c …`).
+const COMMAND_LINE = /[;&|`\n]|\$\(|>\s*\S|<\(/
+const backstop = (command: MutableCommand, program: string, words: ReadonlyArray<Word>): void => {
+  for (let i = 1; i < words.length; i++) {
+    const word = words[i]!
+    if (!word.isStatic) continue
+    const text = word.value
+    if (/[a-z]/i.test(text) && COMMAND_LINE.test(text) && /\s/.test(text)) {
+      commandNote(
+        command,
+        "unmodelled",
+        `\`${program}\` is not a program this analysis knows, and its argument \`${text.slice(0, 60)}\` is a command line it may run`
+      )
+      return
+    }
+    const base = baseName(text)
+      .toLowerCase()
+      .replace(/\.exe$/, "")
+    const next = words[i + 1]
+    if (next === undefined || !next.isStatic) continue
+    if (Programs.isCodeRunner(base, next.value)) {
+      commandNote(
+        command,
+        "unmodelled",
+        `\`${program}\` is not a program this analysis knows, and it is given \`${text} ${next.value}\`, which runs code`
+      )
+      return
+    }
+  }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -309,6 +457,7 @@ const special = (
   words: ReadonlyArray<Word>,
   scope: Scope
 ): boolean => {
+  if (Runners.special(key, words, opsFor(env, command, key, scope))) return true
   const wrapper = Programs.WRAPPERS.get(key)
   if (wrapper) {
     unwrap(env, command, key, wrapper, words, scope)
@@ -608,6 +757,10 @@ const unwrap = (
       argumentPaths(env, command, key, words, scope)
       return
     }
+  }
+  for (const option of spec.opaque ?? []) {
+    if (options.values.has(option) || options.flags.has(option))
+      commandNote(command, "unmodelled", `${key} ${option} runs commands this analysis cannot see`)
   }
   for (const option of spec.writes ?? []) {
     for (const value of options.values.get(option) ?? [])

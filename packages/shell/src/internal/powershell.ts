@@ -1,9 +1,9 @@
 // Walks a tree-sitter-powershell tree: every command anywhere (pipelines, chains, script
 // blocks, sub-expressions, strings), as words, plus whatever the walk could not model.
 import { clip } from "./bash.ts"
+import { hiddenPowerShellExpansion, POWERSHELL_SYNTAX } from "./grammar.ts"
 import type { RawCommand, RawRedirect, WalkResult, Word } from "./model.ts"
 import { emptyWalk } from "./model.ts"
-import { hiddenPowerShellExpansion, POWERSHELL_SYNTAX } from "./grammar.ts"
 import type { SyntaxNode } from "./syntax.ts"
 
 interface Context {
@@ -90,7 +90,13 @@ const visit = (node: SyntaxNode, ctx: Context): void => {
     }
     case "invokation_expression":
       // `.Method(…)` / `::Method(…)` runs arbitrary .NET code unless the member is proved inert.
-      if (!inertInvocation(node.namedChildren[0], memberOf(node), node.children.some((c) => c.type === "::")))
+      if (
+        !inertInvocation(
+          node.namedChildren[0],
+          memberOf(node),
+          node.children.some((c) => c.type === "::")
+        )
+      )
         ctx.out.problems.push(`calls a method (\`${clip(node.text)}\`), which can run anything`)
       visitChildren(node, ctx)
       return
@@ -101,7 +107,11 @@ const visit = (node: SyntaxNode, ctx: Context): void => {
         const access = target ? memberAccessOf(target) : undefined
         if (
           access === undefined ||
-          !inertInvocation(access.namedChildren[0], memberOf(access), access.children.some((c) => c.type === "::"))
+          !inertInvocation(
+            access.namedChildren[0],
+            memberOf(access),
+            access.children.some((c) => c.type === "::")
+          )
         ) {
           ctx.out.problems.push(
             `calls a method (\`${clip(`${target?.text ?? ""}${node.text}`)}\`) in an argument, which can run anything`
@@ -140,7 +150,9 @@ const visit = (node: SyntaxNode, ctx: Context): void => {
         }
         return
       }
-      ctx.out.problems.push(`the walk does not model the syntax node \`${node.type}\`: \`${clip(node.text)}\``)
+      ctx.out.problems.push(
+        `the walk does not model the syntax node \`${node.type}\`: \`${clip(node.text)}\``
+      )
       visitChildren(node, ctx)
     }
   }
@@ -162,8 +174,15 @@ const memberAccessOf = (node: SyntaxNode): SyntaxNode | undefined => {
 
 const inertInvocation = (target: SyntaxNode | undefined, member: string, isStatic: boolean): boolean => {
   if (target === undefined) return false
-  if (isStatic) return target.type === "type_literal" && /^\[\s*(system\.)?math\s*\]$/i.test(target.text) && MATH_METHODS.has(member)
-  const literal = target.type === "string_literal" && target.namedChildren.every((c) => c.type === "verbatim_string_characters")
+  if (isStatic)
+    return (
+      target.type === "type_literal" &&
+      /^\[\s*(system\.)?math\s*\]$/i.test(target.text) &&
+      MATH_METHODS.has(member)
+    )
+  const literal =
+    target.type === "string_literal" &&
+    target.namedChildren.every((c) => c.type === "verbatim_string_characters")
   return literal && STRING_METHODS.has(member)
 }
 
@@ -195,11 +214,31 @@ const assignment = (node: SyntaxNode, ctx: Context): void => {
   const value = node.childForFieldName("value")
   ctx.out.commands.push({
     source: node.text.trim(),
-    assignments: [{ name: match[1]!, value: value ? wordOf(value, ctx) : dynamicWord("") }],
+    assignments: [{ name: match[1]!, value: value ? wordOf(unwrapExpression(value), ctx) : dynamicWord("") }],
     words: [],
     redirects: [],
     problems: []
   })
+}
+
+// An expression that is only its one operand (`'x'` parses as a pipeline of a chain of …).
+const WRAPPING: ReadonlySet<string> = new Set([
+  "pipeline",
+  "pipeline_chain",
+  "logical_expression",
+  "bitwise_expression",
+  "comparison_expression",
+  "additive_expression",
+  "multiplicative_expression",
+  "format_expression",
+  "range_expression",
+  "array_literal_expression",
+  "unary_expression"
+])
+const unwrapExpression = (node: SyntaxNode): SyntaxNode => {
+  let current = node
+  while (WRAPPING.has(current.type) && current.namedChildren.length === 1) current = current.namedChildren[0]!
+  return current
 }
 
 const buildCommand = (node: SyntaxNode, ctx: Context): RawCommand => {

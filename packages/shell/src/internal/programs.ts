@@ -211,6 +211,8 @@ export interface WrapperSpec {
   readonly writes?: ReadonlyArray<string>
   /** Accepts `-N` numbers as options (`nice -10`). */
   readonly numeric?: boolean
+  /** Options whose value runs code this analysis cannot see (`screen -X`, `screen -c rcfile`). */
+  readonly opaque?: ReadonlyArray<string>
   /** Without `-x`, watch runs its words through `sh -c`. */
   readonly joinsWords?: boolean
 }
@@ -497,6 +499,119 @@ export const WRAPPERS: ReadonlyMap<string, WrapperSpec> = new Map<string, Wrappe
       noCommand: ["-p"]
     }
   ],
+  ["pkexec", { valued: ["--user"], flags: ["--keep-cwd", "--disable-internal-agent"] }],
+  [
+    "run0",
+    {
+      valued: [
+        "-u",
+        "--user",
+        "-g",
+        "--group",
+        "--setenv",
+        "--unit",
+        "--property",
+        "-D",
+        "--chdir",
+        "--description",
+        "--slice",
+        "--nice",
+        "--machine",
+        "--background",
+        "--pty-late"
+      ],
+      flags: ["--no-ask-password", "-i", "--via-shell", "--empower"],
+      chdir: ["-D", "--chdir"]
+    }
+  ],
+  [
+    "systemd-run",
+    {
+      valued: [
+        "-u",
+        "--unit",
+        "-p",
+        "--property",
+        "-E",
+        "--setenv",
+        "--description",
+        "--slice",
+        "-M",
+        "--machine",
+        "-H",
+        "--host",
+        "--working-directory",
+        "--uid",
+        "--gid",
+        "--nice",
+        "--on-active",
+        "--on-boot",
+        "--on-startup",
+        "--on-unit-active",
+        "--on-unit-inactive",
+        "--on-calendar",
+        "--timer-property",
+        "--path-property",
+        "--socket-property",
+        "--service-type"
+      ],
+      flags: [
+        "--user",
+        "--system",
+        "--scope",
+        "-t",
+        "--pty",
+        "-P",
+        "--pipe",
+        "-S",
+        "--shell",
+        "-q",
+        "--quiet",
+        "-G",
+        "--collect",
+        "--wait",
+        "-d",
+        "--same-dir",
+        "-r",
+        "--remain-after-exit",
+        "--no-block",
+        "--no-ask-password",
+        "--send-sighup"
+      ],
+      chdir: ["--working-directory"]
+    }
+  ],
+  [
+    "screen",
+    {
+      valued: ["-S", "-c", "-e", "-h", "-p", "-T", "-t", "-X", "-Logfile"],
+      flags: [
+        "-d",
+        "-m",
+        "-D",
+        "-R",
+        "-r",
+        "-x",
+        "-A",
+        "-a",
+        "-U",
+        "-q",
+        "-L",
+        "-O",
+        "-l",
+        "-ln",
+        "-i",
+        "-f",
+        "-fn",
+        "-fa",
+        "-ls",
+        "-list",
+        "-wipe"
+      ],
+      noCommand: ["-ls", "-list", "-wipe", "-r", "-R", "-x"],
+      opaque: ["-X", "-c"]
+    }
+  ],
   ["cross-env", { valued: [], flags: [], assignments: true }],
   ["cross-env-shell", { valued: [], flags: [], assignments: true, joinsWords: true }],
   ["dotenv", { valued: ["-e", "-c", "-v", "-p"], flags: ["-o", "--debug"] }],
@@ -578,86 +693,352 @@ export const WRAPPERS: ReadonlyMap<string, WrapperSpec> = new Map<string, Wrappe
   ]
 ])
 
-// Variables that make programs run other programs, load code, or change what runs.
-const GADGETS: ReadonlySet<string> = new Set([
-  "GIT_EXTERNAL_DIFF",
-  "GIT_SSH_COMMAND",
-  "GIT_SSH",
-  "GIT_PAGER",
-  "GIT_EDITOR",
-  "GIT_SEQUENCE_EDITOR",
-  "GIT_ASKPASS",
-  "GIT_PROXY_COMMAND",
-  "GIT_EXEC_PATH",
-  "GIT_TEMPLATE_DIR",
-  "GIT_CONFIG",
-  "GIT_CONFIG_GLOBAL",
-  "GIT_CONFIG_SYSTEM",
-  "GIT_CONFIG_PARAMETERS",
-  "GIT_CONFIG_COUNT",
-  "GIT_DIR",
-  "GIT_WORK_TREE",
-  "PAGER",
-  "MANPAGER",
-  "SYSTEMD_PAGER",
-  "BAT_PAGER",
-  "DELTA_PAGER",
-  "LESSOPEN",
-  "LESSCLOSE",
-  "LESS",
-  "EDITOR",
-  "VISUAL",
-  "BROWSER",
-  "SSH_ASKPASS",
-  "SUDO_ASKPASS",
-  "LD_PRELOAD",
-  "LD_LIBRARY_PATH",
-  "LD_AUDIT",
-  "BASH_ENV",
-  "ENV",
-  "ZDOTDIR",
-  "PROMPT_COMMAND",
-  "PS4",
-  "SHELLOPTS",
-  "BASHOPTS",
-  "IFS",
-  "PATH",
-  "CDPATH",
-  "PYTHONSTARTUP",
-  "PYTHONPATH",
-  "PYTHONHOME",
-  "NODE_OPTIONS",
-  "NODE_PATH",
-  "PERL5OPT",
-  "PERL5LIB",
-  "PERLLIB",
-  "RUBYOPT",
-  "RUBYLIB",
-  "JAVA_TOOL_OPTIONS",
-  "_JAVA_OPTIONS",
-  "JDK_JAVA_OPTIONS",
-  "RUSTC_WRAPPER",
-  "RUSTC",
-  "CARGO_BUILD_RUSTC_WRAPPER",
-  "TAR_OPTIONS",
-  "RSYNC_RSH",
-  "PSModulePath".toUpperCase()
+/**
+ * What setting an environment variable makes programs do: run its value as a command line
+ * (`command`), run the program it names (`program`), work in the directory it names
+ * (`directory`), take a configuration key and value (`git-config`), or load code or
+ * configuration this analysis cannot see (`opaque`).
+ */
+export type GadgetKind = "command" | "program" | "directory" | "git-config" | "counted" | "opaque" | "less"
+
+const GADGETS: ReadonlyMap<string, GadgetKind> = new Map<string, GadgetKind>([
+  ...(
+    [
+      "GIT_SSH_COMMAND",
+      "GIT_PAGER",
+      "GIT_EDITOR",
+      "GIT_SEQUENCE_EDITOR",
+      "PAGER",
+      "MANPAGER",
+      "SYSTEMD_PAGER",
+      "BAT_PAGER",
+      "DELTA_PAGER",
+      "EDITOR",
+      "VISUAL",
+      "PROMPT_COMMAND",
+      "RSYNC_RSH",
+      "SVN_SSH",
+      "CVS_RSH"
+    ] as const
+  ).map((name) => [name, "command"] as const),
+  ...(
+    [
+      "GIT_EXTERNAL_DIFF",
+      "GIT_SSH",
+      "GIT_ASKPASS",
+      "GIT_PROXY_COMMAND",
+      "SSH_ASKPASS",
+      "SUDO_ASKPASS",
+      "BROWSER",
+      "RUSTC_WRAPPER",
+      "RUSTC",
+      "CARGO_BUILD_RUSTC_WRAPPER",
+      "CC",
+      "CXX"
+    ] as const
+  ).map((name) => [name, "program"] as const),
+  ["GIT_DIR", "directory"],
+  ["GIT_WORK_TREE", "directory"],
+  ["GIT_CONFIG_COUNT", "counted"],
+  ["LESS", "less"],
+  ...(
+    [
+      "GIT_EXEC_PATH",
+      "GIT_TEMPLATE_DIR",
+      "GIT_CONFIG",
+      "GIT_CONFIG_GLOBAL",
+      "GIT_CONFIG_SYSTEM",
+      "GIT_CONFIG_PARAMETERS",
+      "LESSOPEN",
+      "LESSCLOSE",
+      "LD_PRELOAD",
+      "LD_LIBRARY_PATH",
+      "LD_AUDIT",
+      "BASH_ENV",
+      "ENV",
+      "ZDOTDIR",
+      "PS4",
+      "SHELLOPTS",
+      "BASHOPTS",
+      "IFS",
+      "PATH",
+      "HOME",
+      "XDG_CONFIG_HOME",
+      "PYTHONSTARTUP",
+      "PYTHONPATH",
+      "PYTHONHOME",
+      "NODE_OPTIONS",
+      "NODE_PATH",
+      "PERL5OPT",
+      "PERL5LIB",
+      "PERLLIB",
+      "RUBYOPT",
+      "RUBYLIB",
+      "JAVA_TOOL_OPTIONS",
+      "_JAVA_OPTIONS",
+      "JDK_JAVA_OPTIONS",
+      "TAR_OPTIONS",
+      "PSMODULEPATH",
+      "MAKEFLAGS",
+      "GOFLAGS",
+      "RUSTFLAGS",
+      "CARGO_HOME"
+    ] as const
+  ).map((name) => [name, "opaque"] as const)
 ])
 
-const GADGET_PREFIXES = [
-  "GIT_CONFIG_KEY_",
-  "GIT_CONFIG_VALUE_",
-  "BASH_FUNC_",
-  "NPM_CONFIG_",
-  "LD_",
-  "DYLD_",
-  "YARN_"
+const GADGET_PREFIXES: ReadonlyArray<readonly [string, GadgetKind]> = [
+  ["GIT_CONFIG_KEY_", "git-config"],
+  ["GIT_CONFIG_VALUE_", "counted"],
+  ["BASH_FUNC_", "opaque"],
+  ["NPM_CONFIG_", "opaque"],
+  ["PNPM_CONFIG_", "opaque"],
+  ["YARN_", "opaque"],
+  ["LD_", "opaque"],
+  ["DYLD_", "opaque"],
+  ["CARGO_TARGET_", "opaque"]
 ]
+// npm settings that change only what it prints.
+const INERT_NPM_CONFIG = /^NPM_CONFIG_(LOGLEVEL|COLOR|PROGRESS|FUND|AUDIT|UPDATE_NOTIFIER|CACHE)$/
+
+/** What setting this variable makes programs do, if it makes them run other code. */
+export const gadgetKind = (name: string): GadgetKind | undefined => {
+  const upper = name.toUpperCase()
+  if (INERT_NPM_CONFIG.test(upper)) return undefined
+  const kind = GADGETS.get(upper)
+  if (kind !== undefined) return kind
+  for (const [prefix, prefixed] of GADGET_PREFIXES) if (upper.startsWith(prefix)) return prefixed
+  return undefined
+}
 
 /** Does setting this variable make programs run other code? */
-export const isGadgetVariable = (name: string): boolean => {
-  const upper = name.toUpperCase()
-  return GADGETS.has(upper) || GADGET_PREFIXES.some((prefix) => upper.startsWith(prefix))
+export const isGadgetVariable = (name: string): boolean => gadgetKind(name) !== undefined
+
+/** Is `option` the code option of the shell or interpreter `key` (`bash -c`, `node -e`)? */
+export const isCodeRunner = (key: string, option: string): boolean => {
+  if (POSIX_SHELLS.has(key) || FOREIGN_SHELLS.has(key))
+    return /^-[a-z]*c[a-z]*$/i.test(option) || /^\/[ck]$/i.test(option)
+  if (POWERSHELLS.has(key))
+    return /^[-/](c|co|com|comm|comma|comman|command|e|ec|enc|encodedcommand|f|file)$/i.test(option)
+  if (isPython(key)) return /^-[a-zA-Z]*c/.test(option) || option === "-m"
+  const options = INTERPRETERS.get(key)
+  return options?.some((o) => option === o || (o.length === 2 && option.startsWith(o))) === true
+}
+
+// Programs whose arguments the analysis reads with meaning (data, paths, patterns or the
+// options that run code): the backstop for unknown wrappers leaves them alone.
+const MODELLED: ReadonlySet<string> = new Set([
+  "cat",
+  "ls",
+  "head",
+  "tail",
+  "wc",
+  "sort",
+  "uniq",
+  "cut",
+  "tr",
+  "diff",
+  "cmp",
+  "comm",
+  "paste",
+  "join",
+  "column",
+  "fold",
+  "fmt",
+  "nl",
+  "rev",
+  "tac",
+  "od",
+  "xxd",
+  "hexdump",
+  "file",
+  "stat",
+  "du",
+  "df",
+  "tree",
+  "less",
+  "more",
+  "jq",
+  "yq",
+  "basename",
+  "dirname",
+  "realpath",
+  "readlink",
+  "pwd",
+  "printenv",
+  "test",
+  "[",
+  "md5sum",
+  "sha1sum",
+  "sha256sum",
+  "sha512sum",
+  "base64",
+  "git",
+  "npm",
+  "pnpm",
+  "yarn",
+  "bun",
+  "node",
+  "deno",
+  "cargo",
+  "rustc",
+  "go",
+  "docker",
+  "podman",
+  "kubectl",
+  "gh",
+  "make",
+  "curl",
+  "wget",
+  "ssh",
+  "scp",
+  "sftp",
+  "rsync",
+  "tar",
+  "zip",
+  "unzip",
+  "gzip",
+  "gunzip",
+  "zcat",
+  "bzip2",
+  "xz",
+  "pip",
+  "pip3",
+  "pytest",
+  "tsc",
+  "eslint",
+  "prettier",
+  "biome",
+  "vitest",
+  "jest",
+  "man",
+  "sed",
+  "grep",
+  "egrep",
+  "fgrep",
+  "rg",
+  "ag",
+  "ack",
+  "fd",
+  "fdfind",
+  "sqlite3",
+  "mkdir",
+  "touch",
+  "cp",
+  "mv",
+  "rm",
+  "ln",
+  "chmod",
+  "chown",
+  "dd",
+  "tee",
+  "env",
+  "xargs",
+  "find",
+  "awk",
+  "gawk",
+  "at",
+  "crontab",
+  "openssl",
+  "ssh-keygen",
+  "patch",
+  "split",
+  "strings",
+  "iconv",
+  "envsubst",
+  "cmake",
+  "gcc",
+  "cc",
+  "clang",
+  "g++",
+  "javac",
+  "java",
+  "mvn",
+  "gradle",
+  "psql",
+  "mysql",
+  "redis-cli",
+  "ps",
+  "top",
+  "lsof",
+  "netstat",
+  "ss",
+  "ip",
+  "ping",
+  "dig",
+  "nslookup",
+  "host",
+  "uptime",
+  "free",
+  "nproc",
+  "lscpu",
+  "clear",
+  "history",
+  "getopts",
+  "read",
+  "mapfile",
+  "readarray",
+  "cd",
+  "pushd",
+  "popd"
+])
+
+/** Does the analysis read the arguments of `key` with meaning (see {@link MODELLED})? */
+export const isModelled = (key: string, powershell: boolean): boolean =>
+  MODELLED.has(key) ||
+  NO_PATH_ARGUMENTS.has(key) ||
+  PATTERN_FIRST.has(key) ||
+  WRITES_ALL.has(key) ||
+  WRITES_LAST.has(key) ||
+  WRITE_OPTIONS.has(key) ||
+  INTERPRETERS.has(key) ||
+  isPython(key) ||
+  (powershell && (POWERSHELL_CMDLETS.has(key) || key.includes("-")))
+
+// Files that configure what later commands run: writing one is an `edit` that `executes`.
+const CONFIG_NAMES: ReadonlySet<string> = new Set([
+  ".npmrc",
+  ".yarnrc",
+  ".yarnrc.yml",
+  ".pnpmfile.cjs",
+  ".bashrc",
+  ".bash_profile",
+  ".bash_login",
+  ".bash_logout",
+  ".profile",
+  ".zshrc",
+  ".zshenv",
+  ".zprofile",
+  ".zlogin",
+  ".kshrc",
+  ".cshrc",
+  ".tcshrc",
+  ".inputrc",
+  ".gitconfig",
+  ".envrc",
+  ".curlrc",
+  ".wgetrc",
+  ".netrc",
+  "microsoft.powershell_profile.ps1",
+  "profile.ps1"
+])
+const CONFIG_PATHS = [
+  /\/\.git\/config(\.worktree)?$/,
+  /\/\.git\/hooks(\/|$)/,
+  /\/\.git\/info\/attributes$/,
+  /\/\.ssh\/(config|authorized_keys2?|rc|environment)$/,
+  /\/\.config\/(git\/config|fish\/|nvim\/|powershell\/|systemd\/user\/|autostart\/)/,
+  /\/\.husky\//,
+  /^\/etc\/(profile|bash\.bashrc|environment|gitconfig|npmrc|sudoers|cron|profile\.d\/)/
+]
+
+/** Does writing `path` (absolute, real) change what later commands run? */
+export const configuresExecution = (path: string): boolean => {
+  const slash = path.lastIndexOf("/")
+  const base = path.slice(slash + 1).toLowerCase()
+  if (CONFIG_NAMES.has(base)) return true
+  const normal = path.replaceAll("\\", "/")
+  return CONFIG_PATHS.some((pattern) => pattern.test(normal))
 }
 
 /** Programs whose arguments are never file names (their words are text, ids, numbers). */
@@ -736,7 +1117,9 @@ export const PATTERN_FIRST: ReadonlyMap<string, ReadonlyArray<string>> = new Map
   ["nawk", ["-f"]],
   ["jq", ["-f", "--from-file", "-n"]],
   ["yq", []],
-  ["select-string", []]
+  ["select-string", []],
+  ["fd", []],
+  ["fdfind", []]
 ])
 
 /** Programs that write (create, change or remove) every file operand. */

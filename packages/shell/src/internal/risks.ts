@@ -194,7 +194,7 @@ const python = (name: string, args: ReadonlyArray<string>, sink: Sink): void => 
     const a = args[i]!
     if (a === "-m") return
     if (/^-[a-zA-Z]*c/.test(a) && !a.startsWith("--")) {
-      sink.note("executes", `${name} -c runs code given on the command line`)
+      opaque(sink, `${name} -c runs code given on the command line`)
       return
     }
     if (a === "-") {
@@ -229,7 +229,7 @@ const interpreterCode = (
       clustered ||
       (["vim", "vi", "nvim", "ex"].includes(key) && a.startsWith("+"))
     ) {
-      sink.note("executes", `${name} ${base} runs code given on the command line`)
+      opaque(sink, `${name} ${base} runs code given on the command line (or a file it names)`)
       return
     }
   }
@@ -578,6 +578,10 @@ const git = (name: string, words: ReadonlyArray<Word>, sink: Sink): void => {
       return
   }
 }
+
+/** The risk of setting a git configuration `key=value` (its command lines are judged). */
+export const gitConfig = (name: string, assignment: string, sink: Sink, how: string): void =>
+  configRisk(name, assignment, sink, how)
 
 const configRisk = (name: string, assignment: string, sink: Sink, how: string): void => {
   const eq = assignment.indexOf("=")

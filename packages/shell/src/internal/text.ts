@@ -404,7 +404,11 @@ export const joinPowerShellContinuations = (text: string): string => {
       i = j + 1
       continue
     }
-    if (c === "@" && (text[i + 1] === "'" || text[i + 1] === '"') && /^\r?\n/.test(text.slice(i + 2, i + 4))) {
+    if (
+      c === "@" &&
+      (text[i + 1] === "'" || text[i + 1] === '"') &&
+      /^\r?\n/.test(text.slice(i + 2, i + 4))
+    ) {
       const close = `\n${text[i + 1]}@`
       const end = text.indexOf(close, i + 2)
       const stop = end === -1 ? n : end + close.length

@@ -1,0 +1,768 @@
+// Programs that run other code through their subcommands and options: package runners
+// (`npx`, `npm exec`, `pnpm dlx`, …), terminal multiplexers and job runners (`tmux`,
+// `script`, `parallel`, `wsl`), `fd -x`, `sqlite3 .shell`, `vim -c '!…'`, and persistent
+// configuration commands (`git config`, `npm config set`). A static payload is judged as a
+// command of its own; a payload only known at run time, or a file that will be executed,
+// is unmodelled.
+import type { NoteKind } from "../ShellAnalysis.ts"
+import type { Dialect } from "../ShellParser.ts"
+import type { Word } from "./model.ts"
+import { staticWord } from "./model.ts"
+
+/** What a handler may do to the command it looks at. */
+export interface Ops {
+  readonly note: (kind: NoteKind, message: string) => void
+  /** Judges `words` as a command this one runs. */
+  readonly child: (words: ReadonlyArray<Word>, via: string) => void
+  /** Judges `text` as a command line this one runs. */
+  readonly text: (text: string, dialect: Dialect, via: string) => void
+  readonly touch: (word: Word, access: "read" | "write") => void
+  /** The file arguments of `words`, as for any program. */
+  readonly paths: (words: ReadonlyArray<Word>) => void
+  readonly projectRoot: string
+  readonly home: () => string
+}
+
+interface Options {
+  readonly end: number
+  readonly values: Map<string, Array<Word>>
+  readonly flags: Set<string>
+  readonly unknown: Array<string>
+}
+
+// Options up to the first operand (or `--`, which is consumed).
+const options = (
+  words: ReadonlyArray<Word>,
+  start: number,
+  valued: ReadonlyArray<string>,
+  flags: ReadonlyArray<string>
+): Options => {
+  const values = new Map<string, Array<Word>>()
+  const seen = new Set<string>()
+  const unknown: Array<string> = []
+  let i = start
+  for (; i < words.length; i++) {
+    const word = words[i]!
+    const text = word.value
+    if (!word.isStatic) {
+      if (word.raw.startsWith("-")) {
+        unknown.push(word.raw)
+        continue
+      }
+      break
+    }
+    if (text === "--") {
+      i++
+      break
+    }
+    if (!text.startsWith("-") || text === "-") break
+    const eq = text.startsWith("--") ? text.indexOf("=") : -1
+    const name = eq === -1 ? text : text.slice(0, eq)
+    if (valued.includes(name)) {
+      const value = eq === -1 ? words[++i] : staticWord(text.slice(eq + 1))
+      if (value !== undefined) values.set(name, [...(values.get(name) ?? []), value])
+      continue
+    }
+    if (flags.includes(name)) {
+      seen.add(name)
+      continue
+    }
+    if (!text.startsWith("--") && text.length > 2) {
+      // A cluster of short options (`-qc cmd`, `-qccmd`).
+      for (let k = 1; k < text.length; k++) {
+        const option = `-${text[k]}`
+        if (valued.includes(option)) {
+          const attached = text.slice(k + 1)
+          const value = attached !== "" ? staticWord(attached) : words[++i]
+          if (value !== undefined) values.set(option, [...(values.get(option) ?? []), value])
+          break
+        }
+        if (flags.includes(option)) seen.add(option)
+        else unknown.push(option)
+      }
+      continue
+    }
+    unknown.push(name)
+  }
+  return { end: i, values, flags: seen, unknown }
+}
+
+const first = (o: Options, ...names: ReadonlyArray<string>): Word | undefined => {
+  for (const name of names) {
+    const value = o.values.get(name)?.[0]
+    if (value !== undefined) return value
+  }
+  return undefined
+}
+
+const joined = (words: ReadonlyArray<Word>): string => words.map((w) => w.value).join(" ")
+
+/** Handles the programs that run other code; `true` when nothing else is to be done. */
+export const special = (key: string, words: ReadonlyArray<Word>, ops: Ops): boolean => {
+  const sub = words[1]?.isStatic ? words[1].value : undefined
+  switch (key) {
+    case "npx":
+    case "pnpx":
+    case "bunx":
+    case "uvx":
+      runPackage(words, 1, key, ops)
+      return true
+    case "pipx":
+      if (sub !== "run") return false
+      runPackage(words, 2, "pipx run", ops)
+      return true
+    case "npm":
+      if (sub === "exec" || sub === "x") {
+        runPackage(words, 2, `npm ${sub}`, ops)
+        return true
+      }
+      if (sub === "explore") {
+        explore(words, ops)
+        return true
+      }
+      return false
+    case "pnpm":
+    case "yarn":
+      if (sub === "exec" || sub === "dlx") {
+        runPackage(words, 2, `${key} ${sub}`, ops)
+        return true
+      }
+      return false
+    case "bun":
+      if (sub === "x") {
+        runPackage(words, 2, "bun x", ops)
+        return true
+      }
+      return false
+    case "wsl":
+    case "wsl.exe":
+      wsl(words, ops)
+      return true
+    case "script":
+      script(words, ops)
+      return true
+    case "tmux":
+      tmux(words, ops)
+      return true
+    case "parallel":
+      parallel(words, ops)
+      return true
+    case "fd":
+    case "fdfind":
+      return fd(words, ops)
+    case "hash":
+      if (words.some((w) => w.value === "-p" || /^-[a-z]*p/.test(w.value))) {
+        ops.note(
+          "unmodelled",
+          "hash -p makes a name run another file: later names may not mean what they say"
+        )
+      }
+      return true
+    default:
+      return false
+  }
+}
+
+const RUNNER_VALUED = [
+  "-p",
+  "--package",
+  "-c",
+  "--call",
+  "--shell",
+  "--prefix",
+  "--from",
+  "--spec",
+  "--python",
+  "--with",
+  "-w",
+  "--workspace",
+  "--filter"
+]
+const RUNNER_FLAGS = [
+  "-y",
+  "--yes",
+  "--no",
+  "--no-install",
+  "-q",
+  "--quiet",
+  "--ignore-existing",
+  "--bun",
+  "--offline",
+  "--prefer-offline",
+  "--silent",
+  "-s",
+  "--shell-mode",
+  "--recursive",
+  "-r",
+  "--parallel",
+  "--verbose",
+  "--isolated"
+]
+
+const runPackage = (words: ReadonlyArray<Word>, start: number, via: string, ops: Ops): void => {
+  ops.note("executes", `${via} runs a package's program (fetched from the registry when it is not installed)`)
+  const o = options(words, start, RUNNER_VALUED, RUNNER_FLAGS)
+  if (o.unknown.length > 0)
+    ops.note(
+      "unmodelled",
+      `${via}: unknown option ${o.unknown.join(", ")}: where the command starts is a guess`
+    )
+  const call = first(o, "-c", "--call")
+  if (call !== undefined) {
+    if (!call.isStatic) ops.note("unmodelled", `${via} -c runs a command line only known at run time`)
+    else ops.text(call.value, "bash", `${via} -c`)
+    return
+  }
+  const rest = words.slice(o.end)
+  if (rest.length === 0) {
+    ops.note("unmodelled", `${via} without a command runs what its input or configuration says`)
+    return
+  }
+  if (!rest[0]!.isStatic) {
+    ops.note("unmodelled", `${via} runs \`${rest[0]!.raw}\`, a program only known at run time`)
+    return
+  }
+  ops.child(rest, via)
+}
+
+const explore = (words: ReadonlyArray<Word>, ops: Ops): void => {
+  ops.note("executes", "npm explore runs a command line inside a package")
+  const dash = words.findIndex((w) => w.value === "--")
+  const rest = dash === -1 ? [] : words.slice(dash + 1)
+  if (rest.length === 0) ops.note("unmodelled", "npm explore without a command starts an interactive shell")
+  else if (rest.some((w) => !w.isStatic))
+    ops.note("unmodelled", "npm explore runs a command line only known at run time")
+  else ops.text(joined(rest), "bash", "npm explore")
+}
+
+const WSL_MANAGEMENT =
+  /^--(list|shutdown|install|status|set-default|set-version|set-default-version|import|export|unregister|mount|unmount|terminate|update|version|help|manage)$|^-(l|t|s)$/
+const wsl = (words: ReadonlyArray<Word>, ops: Ops): void => {
+  ops.note("executes", "wsl runs a command in a Linux distribution")
+  let i = 1
+  while (i < words.length) {
+    const word = words[i]!
+    const text = word.value
+    if (!word.isStatic) {
+      ops.note("unmodelled", `wsl: argument \`${word.raw}\` is only known at run time`)
+      return
+    }
+    if (WSL_MANAGEMENT.test(text)) return
+    if (text === "-e" || text === "--exec") {
+      const rest = words.slice(i + 1)
+      if (rest.length === 0 || !rest[0]!.isStatic)
+        ops.note("unmodelled", "wsl --exec runs a program only known at run time")
+      else ops.child(rest, "wsl --exec")
+      return
+    }
+    if (text === "--") {
+      i++
+      break
+    }
+    if (["-d", "--distribution", "-u", "--user", "--cd", "--shell-type"].includes(text)) {
+      i += 2
+      continue
+    }
+    if (text === "--system") {
+      i++
+      continue
+    }
+    if (text.startsWith("-")) {
+      ops.note("unmodelled", `wsl: unknown option ${text}`)
+      i++
+      continue
+    }
+    break
+  }
+  const rest = words.slice(i)
+  if (rest.length === 0) ops.note("unmodelled", "wsl without a command starts an interactive shell")
+  else if (rest.some((w) => !w.isStatic))
+    ops.note("unmodelled", "wsl runs a command line only known at run time")
+  else ops.text(joined(rest), "bash", "wsl")
+}
+
+const script = (words: ReadonlyArray<Word>, ops: Ops): void => {
+  ops.note("executes", "script runs a shell or a command line")
+  const o = options(
+    words,
+    1,
+    [
+      "-c",
+      "--command",
+      "-E",
+      "--echo",
+      "-T",
+      "--log-timing",
+      "-I",
+      "--log-in",
+      "-O",
+      "--log-out",
+      "-B",
+      "--log-io",
+      "-m",
+      "--logging-format",
+      "-t"
+    ],
+    ["-a", "--append", "-e", "--return", "-f", "--flush", "-q", "--quiet"]
+  )
+  if (o.unknown.length > 0) ops.note("unmodelled", `script: unknown option ${o.unknown.join(", ")}`)
+  const command = first(o, "-c", "--command")
+  if (command === undefined) ops.note("unmodelled", "script without -c starts an interactive shell")
+  else if (!command.isStatic) ops.note("unmodelled", "script -c runs a command line only known at run time")
+  else ops.text(command.value, "bash", "script -c")
+  for (const option of ["-T", "--log-timing", "-I", "--log-in", "-O", "--log-out", "-B", "--log-io"])
+    for (const file of o.values.get(option) ?? []) ops.touch(file, "write")
+  for (const file of words.slice(o.end)) ops.touch(file, "write")
+}
+
+// tmux commands that run a shell command (the last words) and those that only inspect.
+const TMUX_RUNS = new Set([
+  "new-session",
+  "new",
+  "new-window",
+  "neww",
+  "split-window",
+  "splitw",
+  "respawn-pane",
+  "respawnp",
+  "respawn-window",
+  "respawnw",
+  "run-shell",
+  "run",
+  "display-popup",
+  "popup",
+  "pipe-pane",
+  "pipep"
+])
+const TMUX_INSPECTS = new Set([
+  "ls",
+  "list-sessions",
+  "list-windows",
+  "lsw",
+  "list-panes",
+  "lsp",
+  "has-session",
+  "has",
+  "kill-session",
+  "kill-server",
+  "kill-window",
+  "killw",
+  "kill-pane",
+  "killp",
+  "attach",
+  "attach-session",
+  "a",
+  "detach",
+  "detach-client",
+  "capture-pane",
+  "capturep",
+  "-V"
+])
+const TMUX_VALUED = ["-c", "-e", "-F", "-l", "-n", "-s", "-t", "-x", "-y", "-w", "-T", "-L", "-S", "-f"]
+
+const tmux = (words: ReadonlyArray<Word>, ops: Ops): void => {
+  let i = 1
+  while (i < words.length && words[i]!.isStatic && words[i]!.value.startsWith("-")) {
+    const text = words[i]!.value
+    if (text === "-c") {
+      ops.note("executes", "tmux -c runs a shell command")
+      const value = words[i + 1]
+      if (value === undefined || !value.isStatic)
+        ops.note("unmodelled", "tmux -c runs a command line only known at run time")
+      else ops.text(value.value, "bash", "tmux -c")
+      return
+    }
+    if (text === "-f") ops.note("unmodelled", "tmux -f reads a configuration file, which can run commands")
+    i += ["-L", "-S", "-f", "-T"].includes(text) ? 2 : 1
+  }
+  const sub = words[i]
+  if (sub === undefined) {
+    ops.note("unmodelled", "tmux without a command starts a shell")
+    return
+  }
+  if (!sub.isStatic) {
+    ops.note("unmodelled", `tmux: the command \`${sub.raw}\` is only known at run time`)
+    return
+  }
+  if (TMUX_INSPECTS.has(sub.value)) return
+  if (!TMUX_RUNS.has(sub.value)) {
+    ops.note("unmodelled", `tmux ${sub.value} is not modelled (it may type into, configure or run a shell)`)
+    return
+  }
+  ops.note("executes", `tmux ${sub.value} runs a shell command`)
+  let j = i + 1
+  while (
+    j < words.length &&
+    words[j]!.isStatic &&
+    words[j]!.value.startsWith("-") &&
+    words[j]!.value !== "--"
+  ) {
+    const text = words[j]!.value
+    j += TMUX_VALUED.includes(text.slice(-2)) && text.length === 2 ? 2 : 1
+  }
+  if (words[j]?.value === "--") j++
+  const rest = words.slice(j)
+  if (rest.length === 0) {
+    ops.note("unmodelled", `tmux ${sub.value} without a command starts the default shell`)
+    return
+  }
+  if (rest.some((w) => !w.isStatic))
+    ops.note("unmodelled", `tmux ${sub.value} runs a command line only known at run time`)
+  else ops.text(joined(rest), "bash", `tmux ${sub.value}`)
+}
+
+const PARALLEL_VALUED = [
+  "-j",
+  "--jobs",
+  "-n",
+  "-N",
+  "--max-args",
+  "-a",
+  "--arg-file",
+  "--colsep",
+  "-I",
+  "--replace",
+  "--halt",
+  "--results",
+  "--joblog",
+  "-S",
+  "--sshlogin",
+  "--delay",
+  "--timeout",
+  "--retries",
+  "--tmpdir",
+  "-d",
+  "--delimiter",
+  "-E",
+  "--eof",
+  "--block",
+  "-L",
+  "--max-lines",
+  "--memfree",
+  "--load"
+]
+const PARALLEL_FLAGS = [
+  "-k",
+  "--keep-order",
+  "-X",
+  "-m",
+  "-q",
+  "--quote",
+  "--dry-run",
+  "--pipe",
+  "--tag",
+  "--bar",
+  "--eta",
+  "--progress",
+  "-0",
+  "--null",
+  "-u",
+  "--ungroup",
+  "--line-buffer",
+  "--lb",
+  "-v",
+  "--verbose",
+  "--will-cite",
+  "--no-notice",
+  "-t",
+  "--group",
+  "-r",
+  "--no-run-if-empty",
+  "--xargs"
+]
+const PARALLEL_SOURCES = new Set([":::", "::::", ":::+", "::::+"])
+
+const parallel = (words: ReadonlyArray<Word>, ops: Ops): void => {
+  ops.note("executes", "parallel runs a command line for each input")
+  const o = options(words, 1, PARALLEL_VALUED, PARALLEL_FLAGS)
+  if (o.unknown.length > 0) ops.note("unmodelled", `parallel: unknown option ${o.unknown.join(", ")}`)
+  if (o.values.has("-S") || o.values.has("--sshlogin"))
+    ops.note("unmodelled", "parallel --sshlogin runs commands on other computers")
+  for (const file of [...(o.values.get("-a") ?? []), ...(o.values.get("--arg-file") ?? [])])
+    ops.touch(file, "read")
+  let end = o.end
+  while (end < words.length && !PARALLEL_SOURCES.has(words[end]!.value)) end++
+  const template = words.slice(o.end, end)
+  for (let i = end; i < words.length; i++) {
+    if (words[i]!.value === "::::" || words[i]!.value === "::::+") {
+      const file = words[i + 1]
+      if (file !== undefined && !PARALLEL_SOURCES.has(file.value)) ops.touch(file, "read")
+    }
+  }
+  if (template.length === 0) {
+    ops.note("unmodelled", "parallel without a command runs the command lines of its input")
+    return
+  }
+  if (template.some((w) => !w.isStatic))
+    ops.note("unmodelled", "parallel runs a command line only known at run time")
+  else ops.text(joined(template), "bash", "parallel")
+}
+
+const FD_EXEC = new Set(["-x", "--exec", "-X", "--exec-batch"])
+const fd = (words: ReadonlyArray<Word>, ops: Ops): boolean => {
+  const at = words.findIndex((w) => FD_EXEC.has(w.value))
+  if (at === -1) return false
+  ops.paths(words.slice(0, at))
+  let i = at
+  while (i < words.length) {
+    if (!FD_EXEC.has(words[i]!.value)) {
+      i++
+      continue
+    }
+    let end = i + 1
+    while (end < words.length && words[end]!.value !== ";" && !FD_EXEC.has(words[end]!.value)) end++
+    const inner = words
+      .slice(i + 1, end)
+      .map((w) => (w.isStatic && /\{[/.]*\}/.test(w.value) ? { ...w, path: undefined } : w))
+    ops.note("executes", `fd ${words[i]!.value} runs \`${joined(inner)}\` for each file`)
+    if (inner.length === 0 || !inner[0]!.isStatic)
+      ops.note("unmodelled", `fd ${words[i]!.value} runs a program only known at run time`)
+    else ops.child(inner, `fd ${words[i]!.value}`)
+    i = end + 1
+  }
+  return true
+}
+
+/**
+ * Runs-other-code options and persistent configuration of programs that are otherwise
+ * judged as usual (`words` as written, `args` in canonical form).
+ */
+export const check = (key: string, words: ReadonlyArray<Word>, args: ReadonlyArray<Word>, ops: Ops): void => {
+  switch (key) {
+    case "npm":
+    case "pnpm":
+    case "yarn":
+    case "bun":
+      packageManager(key, words, args, ops)
+      return
+    case "git":
+      gitConfig(args, ops)
+      return
+    case "sqlite3":
+      sqlite(words, ops)
+      return
+    case "vim":
+    case "vi":
+    case "nvim":
+    case "ex":
+    case "view":
+    case "gvim":
+      vim(key, words, ops)
+      return
+    default:
+      return
+  }
+}
+
+// Options whose value is a program, a file of code, or configuration that names one.
+const EXECUTING_OPTIONS = new Set([
+  "--script-shell",
+  "--node-options",
+  "--userconfig",
+  "--globalconfig",
+  "--shell",
+  "--preload",
+  "-r",
+  "--require",
+  "--import",
+  "--config",
+  "-c",
+  "--env-file"
+])
+
+const packageManager = (
+  key: string,
+  words: ReadonlyArray<Word>,
+  args: ReadonlyArray<Word>,
+  ops: Ops
+): void => {
+  const sub = args[1]?.value
+  for (let i = 1; i < words.length; i++) {
+    const text = words[i]!.value
+    if (text === "--") break
+    const name = text.startsWith("--") && text.includes("=") ? text.slice(0, text.indexOf("=")) : text
+    // `-c`/`-r` are bun's config and preload; npm and pnpm have no such short options before a script.
+    if ((name === "-c" || name === "-r") && key !== "bun") continue
+    if (!EXECUTING_OPTIONS.has(name) && !/^--config\.(script-shell|node-options|shell-emulator)/.test(name))
+      continue
+    ops.note("executes", `${key} ${name} makes it run another program or load code`)
+    ops.note(
+      "unmodelled",
+      `${key} ${name} names a program, code or configuration that runs: it is not analysed`
+    )
+  }
+  // `npm config set k v`, `npm set k v`, `pnpm config set`, `yarn config set`: they change
+  // what later runs (script-shell, node-options, registries of fetched code).
+  const configSub =
+    sub === "config" || sub === "c" ? args[2]?.value : sub === "set" || sub === "delete" ? sub : undefined
+  if (configSub === undefined || !["set", "delete", "rm", "edit", "unset"].includes(configSub)) return
+  ops.note("executes", `${key} config ${configSub} changes the configuration later commands run with`)
+  const location = words.find((w) => w.value.startsWith("--location"))?.value
+  const project =
+    location?.endsWith("project") === true ||
+    words.some((w, i) => (w.value === "-L" || w.value === "--location") && words[i + 1]?.value === "project")
+  if (
+    words.some((w) => w.value === "-g" || w.value === "--global" || (location?.endsWith("global") ?? false))
+  )
+    ops.note(
+      "unmodelled",
+      `${key} config ${configSub} --global writes the global configuration, which is not located here`
+    )
+  const home = ops.home()
+  const files =
+    key === "yarn"
+      ? [".yarnrc.yml", ".yarnrc", `${home}/.yarnrc.yml`, `${home}/.yarnrc`]
+      : project
+        ? [".npmrc"]
+        : [`${home}/.npmrc`]
+  for (const file of files) ops.touch({ ...staticWord(file), path: file }, "write")
+}
+
+const GIT_CONFIG_READS =
+  /^(--get|--get-all|--get-regexp|--get-urlmatch|--get-color|--get-colorbool|-l|--list|--show-origin|--show-scope|--name-only|-z|--null)$/
+const GIT_CONFIG_WRITES =
+  /^(--unset|--unset-all|--add|--replace-all|--rename-section|--remove-section|-e|--edit)$/
+
+const gitConfig = (args: ReadonlyArray<Word>, ops: Ops): void => {
+  if (args[1]?.value !== "config") return
+  const rest = args.slice(2)
+  const action = rest[0]?.value
+  let writes: boolean
+  if (action === "get" || action === "list") writes = false
+  else if (
+    action === "set" ||
+    action === "unset" ||
+    action === "rename-section" ||
+    action === "remove-section" ||
+    action === "edit"
+  )
+    writes = true
+  else if (rest.some((w) => GIT_CONFIG_READS.test(w.value))) writes = false
+  else if (rest.some((w) => GIT_CONFIG_WRITES.test(w.value))) writes = true
+  else {
+    const valued = new Set(["-f", "--file", "--blob", "--type", "--default", "--comment"])
+    let positional = 0
+    for (let i = 0; i < rest.length; i++) {
+      const text = rest[i]!.value
+      if (valued.has(text)) i++
+      else if (!text.startsWith("-")) positional++
+    }
+    writes = positional >= 2
+  }
+  if (!writes) return
+  ops.note(
+    "executes",
+    "git config changes the configuration git commands run with (pagers, hooks, aliases, …)"
+  )
+  const file = rest.findIndex((w) => w.value === "-f" || w.value === "--file")
+  const inline = rest.find((w) => w.value.startsWith("--file="))
+  const home = ops.home()
+  if (file !== -1 && rest[file + 1] !== undefined) ops.touch(rest[file + 1]!, "write")
+  else if (inline !== undefined) ops.touch(staticWord(inline.value.slice("--file=".length)), "write")
+  else if (rest.some((w) => w.value === "--global")) ops.touch(staticWord(`${home}/.gitconfig`), "write")
+  else if (rest.some((w) => w.value === "--system")) ops.touch(staticWord("/etc/gitconfig"), "write")
+  else {
+    ops.touch(staticWord(".git/config"), "write")
+    ops.touch(staticWord(`${ops.projectRoot}/.git/config`), "write")
+  }
+}
+
+const SQLITE_VALUED = [
+  "-cmd",
+  "-init",
+  "-separator",
+  "-newline",
+  "-nullvalue",
+  "-vfs",
+  "-maxsize",
+  "-mmap",
+  "-pagecache",
+  "-lookaside",
+  "-heap"
+]
+
+const sqlite = (words: ReadonlyArray<Word>, ops: Ops): void => {
+  const scripts: Array<Word> = []
+  let database: Word | undefined
+  for (let i = 1; i < words.length; i++) {
+    const word = words[i]!
+    const text = word.value.replace(/^--/, "-")
+    if (text === "-cmd") {
+      if (words[i + 1]) scripts.push(words[i + 1]!)
+      i++
+      continue
+    }
+    if (text === "-init") {
+      ops.note(
+        "unmodelled",
+        "sqlite3 -init runs the commands of a file (dot-commands such as .shell run programs)"
+      )
+      i++
+      continue
+    }
+    if (SQLITE_VALUED.includes(text)) {
+      i++
+      continue
+    }
+    if (word.isStatic && text.startsWith("-")) continue
+    if (database === undefined) database = word
+    else scripts.push(word)
+  }
+  if (database !== undefined) ops.touch(database, "write")
+  if (scripts.length === 0) {
+    ops.note("unmodelled", "sqlite3 reads its commands from its input, where .shell and .system run programs")
+    return
+  }
+  for (const script of scripts) {
+    if (!script.isStatic) {
+      ops.note("unmodelled", "sqlite3 runs SQL or dot-commands only known at run time")
+      continue
+    }
+    for (const line of script.value.split(/\n|;/)) {
+      const match = /^\s*\.(shell|system)\s+(.*)$/s.exec(line)
+      if (match) {
+        ops.note("executes", `sqlite3 .${match[1]} runs a program`)
+        ops.text(match[2]!, "bash", `sqlite3 .${match[1]}`)
+      } else if (
+        /^\s*\.(sh|once|output|import|read|load|open|excel|edit|system|shell)\b/.test(line) ||
+        /load_extension|\bedit\s*\(/i.test(line)
+      ) {
+        ops.note("unmodelled", `sqlite3 \`${line.trim().slice(0, 40)}\` can run programs or load code`)
+      }
+    }
+  }
+}
+
+// Ex commands that only move, write or quit: anything else may reach a shell.
+const PLAIN_EX =
+  /^:?\s*(w|q|wq|x|q!|wq!|qa|qa!|wqa|xa|\d+|\$|set?\s+[\w=.,+-]+|e!?|noh|syntax\s+\w+|filetype\s+\w+)\s*$/
+
+const vim = (key: string, words: ReadonlyArray<Word>, ops: Ops): void => {
+  for (let i = 1; i < words.length; i++) {
+    const word = words[i]!
+    const text = word.value
+    let command: Word | undefined
+    if (text === "-c" || text === "--cmd") command = words[++i]
+    else if (text.startsWith("+") && text.length > 1) command = { ...word, value: text.slice(1) }
+    else if (text === "-S") {
+      ops.note("unmodelled", `${key} -S runs a script file`)
+      i++
+      continue
+    } else continue
+    if (command === undefined) continue
+    if (!command.isStatic) {
+      ops.note("unmodelled", `${key} runs an editor command only known at run time`)
+      continue
+    }
+    const shell = /^:?\s*!(.*)$/s.exec(command.value)
+    if (shell) {
+      ops.note("executes", `${key} runs the shell command \`${shell[1]}\``)
+      ops.text(shell[1]!, "bash", `${key} :!`)
+    } else if (!PLAIN_EX.test(command.value)) {
+      ops.note(
+        "unmodelled",
+        `${key} runs the editor command \`${command.value.slice(0, 40)}\`, which may run programs`
+      )
+    }
+  }
+}
