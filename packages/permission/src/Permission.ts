@@ -119,7 +119,8 @@ export type ReplyInput = typeof ReplyInput.Type
 
 /**
  * How asks that no rule settles are handled: `ask` a person (default), `auto`-approve
- * those decided by a catch-all rule, or approve every ask (`yolo`). No mode overrides a deny.
+ * those decided by a catch-all rule, or approve every ask (`yolo`) but `bash_unsandboxed`, which
+ * always needs a person. No mode overrides a deny.
  *
  * @since 0.0.0
  */
@@ -445,6 +446,9 @@ export interface Options {
 // Asks that mode `auto` always puts to a person.
 const ALWAYS_ASK: ReadonlySet<string> = new Set(["external_directory", "doom_loop"])
 
+// Asks that no mode approves, not even `yolo`: running a command outside the sandbox.
+const NEVER_AUTO: ReadonlySet<string> = new Set(["bash_unsandboxed"])
+
 interface Pending {
   readonly info: Request
   readonly ruleset: Ruleset
@@ -550,6 +554,7 @@ export const layerWith = (
       }
 
       const autoApproves = (input: AskInput, deciding: ReadonlyArray<Rule>): boolean => {
+        if (NEVER_AUTO.has(input.permission)) return false
         if (mode === "yolo") return true
         if (mode !== "auto" || input.needsPerson === true || ALWAYS_ASK.has(input.permission)) return false
         return deciding.every((rule) => rule.pattern === "*")

@@ -21,6 +21,7 @@
  * @since 0.0.0
  */
 import type * as Permission from "@gatehousejs/permission/Permission"
+import type * as Sandbox from "./Sandbox.ts"
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
 
@@ -69,6 +70,11 @@ export interface Shape {
   readonly defaultTimeout?: number | undefined
   /** Ceiling on a requested timeout (ms); default {@link DEFAULT_MAX_TIMEOUT}. */
   readonly maxTimeout?: number | undefined
+  /**
+   * The kernel sandbox commands run in (`Sandbox.Settings`, merged over `Sandbox.defaults`:
+   * mode `auto`, no network); its policy is derived from `ruleset`.
+   */
+  readonly sandbox?: Partial<Sandbox.Settings> | undefined
   /** Environment of the process; default: this process's environment. */
   readonly env?: NodeJS.ProcessEnv | undefined
   /**

@@ -219,6 +219,12 @@ export interface RunOptions {
   readonly drainQuiet?: Duration.Input | undefined
   /** After the shell exits, the most time spent reading what is left; default {@link DRAIN_MAX}. */
   readonly drainMax?: Duration.Input | undefined
+  /**
+   * A program the shell runs under, with its arguments before the shell's argv (the
+   * sandbox: `bwrap … --`). It leads the process group; when it exits, what it started
+   * inside goes with it.
+   */
+  readonly wrapper?: { readonly file: string; readonly args: ReadonlyArray<string> } | undefined
 }
 
 /**
@@ -364,7 +370,9 @@ const start = (options: RunOptions): Effect.Effect<Proc, SpawnError> =>
     const argv = commandArgv(options.shell, options.command)
     let child: ChildProcess
     try {
-      child = spawn("/bin/sh", ["-c", MERGE_WRAPPER, "sh", ...argv], {
+      const merged = ["/bin/sh", "-c", MERGE_WRAPPER, "sh", ...argv]
+      const [file, ...args] = options.wrapper === undefined ? merged : [options.wrapper.file, ...options.wrapper.args, ...merged]
+      child = spawn(file!, args, {
         cwd: options.cwd,
         env: options.env ?? process.env,
         detached: true,

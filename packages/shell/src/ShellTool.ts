@@ -29,6 +29,7 @@ import * as Toolkit from "effect/ai/Toolkit"
 import * as ShellContext from "./ShellContext.ts"
 import * as ShellGate from "./ShellGate.ts"
 import * as ShellParser from "./ShellParser.ts"
+import * as Sandbox from "./Sandbox.ts"
 import * as ShellProcess from "./ShellProcess.ts"
 
 // ---------------------------------------------------------------------------------------
@@ -55,6 +56,12 @@ export const Parameters = Schema.Struct({
       description:
         "Directory to run the command in, absolute or relative to the project directory (the default). Use this instead of `cd dir && ...`."
     })
+  ),
+  unsandboxed: Schema.optionalKey(
+    Schema.Boolean.annotate({
+      description:
+        "Run outside the sandbox. Only for a command the sandbox refused (the result says so); a person is always asked."
+    })
   )
 })
 /**
@@ -79,7 +86,11 @@ export const Result = Schema.Struct({
   interrupted: Schema.Boolean,
   truncated: Schema.Boolean,
   outputPath: Schema.optionalKey(Schema.String),
-  title: Schema.String
+  title: Schema.String,
+  /** Whether the command ran inside the kernel sandbox. */
+  sandboxed: Schema.Boolean,
+  /** What the sandbox refused, when the output says it refused something. */
+  sandboxRefusal: Schema.optionalKey(Schema.String)
 })
 /**
  * @since 0.0.0
@@ -99,6 +110,7 @@ export type Error =
   | ShellProcess.UnsupportedShellError
   | ShellProcess.ShellNotFoundError
   | ShellProcess.SpawnError
+  | Sandbox.UnavailableError
 
 /**
  * A failure as the tool reports it: the error's tag (so a session can tell a person's
@@ -113,7 +125,8 @@ export const Failure = Schema.Struct({
     "PermissionCorrectedError",
     "ShellUnsupportedError",
     "ShellNotFoundError",
-    "ShellSpawnError"
+    "ShellSpawnError",
+    "SandboxUnavailableError"
   ]),
   message: Schema.String
 })
@@ -157,7 +170,8 @@ export const description = (options: DescriptionOptions = {}): string => {
     `- The command is stopped after \`timeout\` milliseconds (default ${defaultTimeout}, at most ${maxTimeout}). When a call ends, every process it started, background jobs included, is stopped too: do not start servers or watchers expecting them to keep running.`,
     `- Output longer than ${maxLines} lines or ${maxBytes} bytes is shortened to its beginning and its end; the complete output is saved to a file whose path is given. Read or search that file instead of running the command again.`,
     "- A non-zero exit code, a timeout or an interruption is stated at the end of the output.",
-    "- Some commands need the user's approval first. A denied or rejected command did not run: do not retry it unchanged."
+    "- Some commands need the user's approval first. A denied or rejected command did not run: do not retry it unchanged.",
+    "- Where the machine allows it, commands run in a sandbox: only the project directory and a private /tmp are writable, credentials in the home directory are hidden, and there is no network unless the user allowed it. A refusal by the sandbox is stated at the end of the output; `unsandboxed: true` asks the user to run that command outside the sandbox."
   ].join("\n")
 }
 
@@ -253,6 +267,12 @@ const statusBlock = (outcome: ShellProcess.Outcome, timeout: number, maxTimeout:
   return lines.length === 0 ? "" : `<command_status>\n${lines.join("\n")}\n</command_status>`
 }
 
+// A refusal by the kernel is news of its own: not a bug in the command, and not to be
+// worked around without a person.
+const refusalBlock = (refused: string): string =>
+  `\n<sandbox_status>\nThe sandbox refused ${refused}. This is a policy of this workspace, not an error in the command. ` +
+  "If the command must do this, ask for it to run outside the sandbox (`unsandboxed: true`); a person decides.\n</sandbox_status>"
+
 /**
  * The live service: needs `Permission`, `Truncate` and the `ShellParser` the gate uses.
  *
@@ -265,6 +285,24 @@ export const layer: Layer.Layer<Service, never, Permission.Service | Truncate.Se
       const permission = yield* Permission.Service
       const truncate = yield* Truncate.Service
       const judge = yield* ShellGate.make
+      // Which sandbox this machine offers, found on the first command (it runs bwrap once).
+      let available: ReturnType<typeof Sandbox.detect> | undefined
+      const plan = (ctx: ShellContext.Shape, projectRoot: string): Effect.Effect<Sandbox.Plan, Sandbox.UnavailableError> =>
+        Effect.suspend((): Effect.Effect<Sandbox.Plan, Sandbox.UnavailableError> => {
+          const settings = { ...Sandbox.defaults, ...ctx.sandbox }
+          const policy = Sandbox.policy({ settings, ruleset: ctx.ruleset, projectRoot, home: ctx.env?.HOME })
+          if (settings.mode === "off") return Effect.succeed({ sandboxed: false, reason: "the sandbox is off", policy })
+          available ??= Sandbox.detect()
+          if (available.kind !== undefined) return Effect.succeed({ sandboxed: true, ...available, policy })
+          if (settings.mode === "enforce") {
+            return Effect.fail(
+              new Sandbox.UnavailableError({
+                message: `the sandbox is enforced but unavailable: ${available.reason}. Nothing was run.`
+              })
+            )
+          }
+          return Effect.succeed({ sandboxed: false, reason: available.reason, policy })
+        })
 
       const execute = Effect.fnUntraced(function* (
         params: Parameters,
@@ -312,13 +350,35 @@ export const layer: Layer.Layer<Service, never, Permission.Service | Truncate.Se
           })
         }
 
+        let sandbox = yield* plan(ctx, projectRoot)
+        if (params.unsandboxed === true && sandbox.sandboxed) {
+          // Its own permission, asked with the command text; no approval mode settles it.
+          yield* permission.ask({
+            sessionID: ctx.sessionID,
+            permission: "bash_unsandboxed",
+            patterns: [params.command],
+            always: [params.command],
+            metadata: { command: params.command, cwd },
+            tool: {
+              callID,
+              name: "bash",
+              ...(ctx.messageID === undefined ? {} : { messageID: ctx.messageID })
+            },
+            // Only rules written for it decide: a catch-all `"*": "allow"` is not consent to this.
+            ruleset: ctx.ruleset.filter((rule) => rule.permission === "bash_unsandboxed"),
+            needsPerson: true
+          })
+          sandbox = { sandboxed: false, reason: "a person approved running it outside the sandbox", policy: sandbox.policy }
+        }
+
         const progress = (output: string): Result => ({
           output,
           exitCode: null,
           timedOut: false,
           interrupted: false,
           truncated: false,
-          title
+          title,
+          sandboxed: sandbox.sandboxed
         })
         const onProgress = options.onProgress
         if (onProgress !== undefined) yield* onProgress(progress(""))
@@ -353,12 +413,15 @@ export const layer: Layer.Layer<Service, never, Permission.Service | Truncate.Se
           env: ctx.env,
           timeout,
           onOutput,
-          abort: ctx.abort
+          abort: ctx.abort,
+          wrapper: Sandbox.wrapper(sandbox, cwd)
         })
         if (ticker !== undefined) yield* Fiber.interrupt(ticker)
         const spilled = yield* sink.finish
         const body = spilled.content === "" ? "(no output)" : spilled.content
-        const status = statusBlock(outcome, timeout, maxTimeout)
+        const refused =
+          sandbox.sandboxed && outcome.exitCode !== 0 ? Sandbox.refusal(spilled.content, sandbox.policy) : undefined
+        const status = statusBlock(outcome, timeout, maxTimeout) + (refused === undefined ? "" : refusalBlock(refused))
         return {
           output: status === "" ? body : `${body}${body.endsWith("\n") ? "" : "\n"}\n${status}`,
           exitCode: outcome.exitCode,
@@ -369,7 +432,9 @@ export const layer: Layer.Layer<Service, never, Permission.Service | Truncate.Se
           ...(spilled.truncated && spilled.outputPath !== undefined
             ? { outputPath: spilled.outputPath }
             : {}),
-          title
+          title,
+          sandboxed: sandbox.sandboxed,
+          ...(refused === undefined ? {} : { sandboxRefusal: refused })
         } satisfies Result
       }, Effect.scoped)
 

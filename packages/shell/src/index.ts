@@ -1,3 +1,4 @@
+export * as Sandbox from "./Sandbox.ts"
 export * as ShellAnalysis from "./ShellAnalysis.ts"
 export * as ShellContext from "./ShellContext.ts"
 export * as ShellGate from "./ShellGate.ts"

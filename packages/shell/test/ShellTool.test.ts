@@ -24,6 +24,7 @@ import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as Tool from "effect/ai/Tool"
 import { liveMembers } from "../src/internal/processGroup.ts"
+import * as Sandbox from "../src/Sandbox.ts"
 import * as ShellContext from "../src/ShellContext.ts"
 import * as ShellParser from "../src/ShellParser.ts"
 import * as ShellTool from "../src/ShellTool.ts"
@@ -83,7 +84,8 @@ describe("ShellTool.run", () => {
         timedOut: false,
         interrupted: false,
         truncated: false,
-        title: "echo test"
+        title: "echo test",
+        sandboxed: Sandbox.detect().kind !== undefined
       })
       const empty = yield* ShellTool.run({ command: "true" }).pipe(inProject())
       assert.strictEqual(empty.output, "(no output)")
@@ -95,7 +97,8 @@ describe("ShellTool.run", () => {
       const failed = yield* ShellTool.run({ command: "echo out; echo err >&2; exit 3" }).pipe(inProject())
       assert.strictEqual(failed.exitCode, 3)
       assert.strictEqual(failed.output, "out\nerr\n\n<command_status>\nExit code: 3\n</command_status>")
-      const killed = yield* ShellTool.run({ command: "kill -KILL $$" }).pipe(inProject())
+      // Unsandboxed: bubblewrap reports a child's death by signal N as exit code 128+N.
+      const killed = yield* ShellTool.run({ command: "kill -KILL $$" }).pipe(inProject({ sandbox: { mode: "off" } }))
       assert.strictEqual(killed.exitCode, null)
       assert.strictEqual(killed.signal, "SIGKILL")
       assert.include(killed.output, "(no output)")
@@ -384,8 +387,11 @@ describe("ShellTool permissions", () => {
         { permission: "bash", pattern: "*", action: "ask" },
         { permission: "external_directory", pattern: "*", action: "ask" }
       ]
+      // The gate's own behaviour, without the sandbox (which keeps the project's writes inside it).
       const fiber = yield* Effect.forkChild(
-        ShellTool.run({ command: "touch ext.txt", workdir: outside }).pipe(inProject({ ruleset }))
+        ShellTool.run({ command: "touch ext.txt", workdir: outside }).pipe(
+          inProject({ ruleset, sandbox: { mode: "off" } })
+        )
       )
       const [first] = yield* pendingAsks()
       assert.strictEqual(first!.permission, "external_directory")
@@ -419,14 +425,14 @@ describe("ShellTool permissions", () => {
 })
 
 describe("ShellTool as an effect/ai tool", () => {
-  it.effect("is named bash, with params { command, timeout?, workdir? } and a truthful description", () =>
+  it.effect("is named bash, with params { command, timeout?, workdir?, unsandboxed? } and a truthful description", () =>
     Effect.sync(() => {
       assert.strictEqual(ShellTool.tool.name, "bash")
       const schema = Tool.getJsonSchema(ShellTool.tool) as {
         properties: Record<string, { type?: string; exclusiveMinimum?: number }>
         required: Array<string>
       }
-      assert.deepStrictEqual(Object.keys(schema.properties).sort(), ["command", "timeout", "workdir"])
+      assert.deepStrictEqual(Object.keys(schema.properties).sort(), ["command", "timeout", "unsandboxed", "workdir"])
       assert.deepStrictEqual(schema.required, ["command"])
       assert.strictEqual(schema.properties.timeout!.type, "integer")
       assert.strictEqual(schema.properties.timeout!.exclusiveMinimum, 0)
