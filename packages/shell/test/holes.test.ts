@@ -233,6 +233,11 @@ layer(ShellParser.layer)("issue 16", (it) => {
     { command: "git @args", dialect: ps, block: OPEN, expect: "ask" },
     { command: "git $sub", dialect: ps, block: OPEN, expect: "ask" },
     { command: "git -C src push -f", dialect: ps, block: DENY, expect: "deny" },
+    // An alias set on the command line runs the git command it names; an unknown
+    // subcommand is an alias from configuration or a git-<name> program.
+    { command: "git -c alias.p=push p -f", block: DENY, expect: "deny" },
+    { command: "git -c 'alias.p=!rm -rf x' p", block: DENY, expect: "deny" },
+    { command: "git pu -f", block: OPEN, expect: "ask" },
     // The ordinary forms keep their verdict.
     { command: "git log -p -- src", block: STRICT, expect: "allow" },
     { command: "git diff --stat", block: STRICT, expect: "allow" }
@@ -255,6 +260,12 @@ layer(ShellParser.layer)("issue 16", (it) => {
     { command: 'node -e \'require("child_process").execSync("id")\'', block: OPEN, expect: "ask" },
     { command: "node -r ./evil.js app.js", block: OPEN, expect: "ask" },
     { command: "python3 -c 'import os'", block: OPEN, expect: "ask" },
+    { command: "go build -toolexec 'rm -rf x' ./...", block: DENY, expect: "deny" },
+    { command: "go test -exec=./evil ./...", block: OPEN, expect: "ask" },
+    { command: "go generate ./...", block: OPEN, expect: "ask" },
+    { command: "make --eval='x:=$(shell id)' all", block: OPEN, expect: "ask" },
+    { command: "make SHELL=./evil all", block: OPEN, expect: "ask" },
+    { command: "cargo --config 'target.x.runner=\"sh\"' run", block: OPEN, expect: "ask" },
     // Environment gadgets: a static command line is judged, a program file asks.
     { command: "GIT_SSH_COMMAND='rm -rf x' git fetch", block: DENY, expect: "deny" },
     { command: "export GIT_SSH_COMMAND='rm -rf x'; git fetch", block: DENY, expect: "deny" },
@@ -342,6 +353,13 @@ layer(ShellParser.layer)("issue 16", (it) => {
     { command: "frobnicate -- bash -c id", block: OPEN, expect: "ask" },
     { command: "frobnicate python3 -c 'import os'", block: OPEN, expect: "ask" },
     { command: "frobnicate --verbose build", block: OPEN, expect: "allow" },
+    { command: "frobnicate rm -rf x", block: OPEN, expect: "ask" },
+    { command: "frobnicate --shell 'rm -rf x'", block: OPEN, expect: "ask" },
+    { command: "xterm -e rm -rf x", block: OPEN, expect: "ask" },
+    { command: "eatmydata rm -rf x", block: DENY, expect: "deny" },
+    { command: "nsenter -t 1 -m rm x", block: DENY, expect: "deny" },
+    { command: "firejail --quiet rm x", block: DENY, expect: "deny" },
+    { command: "apt-get install -y curl git", block: OPEN, expect: "allow" },
     { command: "frob pwsh -Command Remove-Item", dialect: ps, block: OPEN, expect: "ask" },
     // A program name glued from quoted or escaped pieces is judged by its value, and asks.
     { command: "'r'm -rf x", block: DENY, expect: "deny" },

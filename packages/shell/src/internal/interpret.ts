@@ -419,16 +419,18 @@ const sinkFor = (env: Env, command: MutableCommand, scope: Scope): Risks.Sink =>
 // this analysis cannot see (`tmux new-session 'rm -rf x'`, `somewrapper bash -c …`).
 const COMMAND_LINE = /[;&|`\n]|\$\(|>\s*\S|<\(/
 const backstop = (command: MutableCommand, program: string, words: ReadonlyArray<Word>): void => {
+  const flag = (what: string) =>
+    commandNote(command, "unmodelled", `\`${program}\` is not a program this analysis knows, and ${what}`)
   for (let i = 1; i < words.length; i++) {
     const word = words[i]!
     if (!word.isStatic) continue
     const text = word.value
-    if (/[a-z]/i.test(text) && COMMAND_LINE.test(text) && /\s/.test(text)) {
-      commandNote(
-        command,
-        "unmodelled",
-        `\`${program}\` is not a program this analysis knows, and its argument \`${text.slice(0, 60)}\` is a command line it may run`
-      )
+    const spaced = /^(\S+)\s/.exec(text)
+    if (
+      (/[a-z]/i.test(text) && COMMAND_LINE.test(text) && /\s/.test(text)) ||
+      (spaced !== null && Programs.runsOthers(baseName(spaced[1]!).toLowerCase()))
+    ) {
+      flag(`its argument \`${text.slice(0, 60)}\` is a command line it may run`)
       return
     }
     const base = baseName(text)
@@ -436,12 +438,8 @@ const backstop = (command: MutableCommand, program: string, words: ReadonlyArray
       .replace(/\.exe$/, "")
     const next = words[i + 1]
     if (next === undefined || !next.isStatic) continue
-    if (Programs.isCodeRunner(base, next.value)) {
-      commandNote(
-        command,
-        "unmodelled",
-        `\`${program}\` is not a program this analysis knows, and it is given \`${text} ${next.value}\`, which runs code`
-      )
+    if (Programs.isCodeRunner(base, next.value) || (!text.startsWith("-") && Programs.runsOthers(base))) {
+      flag(`it is given \`${text} ${next.value}\`, which it may run`)
       return
     }
   }

@@ -612,6 +612,51 @@ export const WRAPPERS: ReadonlyMap<string, WrapperSpec> = new Map<string, Wrappe
       opaque: ["-X", "-c"]
     }
   ],
+  ["eatmydata", { valued: [], flags: [] }],
+  ["chronic", { valued: [], flags: ["-e", "-v"] }],
+  ["faketime", { valued: ["-m", "-f"], flags: ["--exclude-monotonic", "--disable-shm"], positional: 1 }],
+  [
+    "rlwrap",
+    {
+      valued: ["-a", "-f", "-H", "-l", "-p", "-P", "-s", "-S", "-t", "-w"],
+      flags: ["-c", "-i", "-r", "-A", "-m", "-n", "-o", "-q", "-R", "-v"]
+    }
+  ],
+  [
+    "nsenter",
+    {
+      valued: ["-t", "--target", "-S", "--setuid", "-G", "--setgid", "-r", "--root", "-w", "--wd"],
+      flags: [
+        "-a",
+        "--all",
+        "-m",
+        "--mount",
+        "-u",
+        "--uts",
+        "-i",
+        "--ipc",
+        "-n",
+        "--net",
+        "-p",
+        "--pid",
+        "-U",
+        "--user",
+        "-C",
+        "--cgroup",
+        "-T",
+        "--time",
+        "-F",
+        "--no-fork",
+        "--preserve-credentials"
+      ]
+    }
+  ],
+  [
+    "firejail",
+    { valued: [], flags: ["--quiet", "--noprofile", "--private", "--seccomp", "--nonewprivs", "--noroot"] }
+  ],
+  ["valgrind", { valued: [], flags: ["-q", "--quiet", "-v", "--verbose"] }],
+  ["catchsegv", { valued: [], flags: [] }],
   ["cross-env", { valued: [], flags: [], assignments: true }],
   ["cross-env-shell", { valued: [], flags: [], assignments: true, joinsWords: true }],
   ["dotenv", { valued: ["-e", "-c", "-v", "-p"], flags: ["-o", "--debug"] }],
@@ -825,6 +870,52 @@ export const isCodeRunner = (key: string, option: string): boolean => {
   return options?.some((o) => option === o || (o.length === 2 && option.startsWith(o))) === true
 }
 
+// Programs that, named in the arguments of a program this analysis does not know, suggest
+// that it runs them: shells, interpreters, wrappers, and programs rules are written against.
+const RUNS_OTHERS: ReadonlySet<string> = new Set([
+  "rm",
+  "rmdir",
+  "dd",
+  "shred",
+  "truncate",
+  "curl",
+  "wget",
+  "chmod",
+  "chown",
+  "mv",
+  "git",
+  "npm",
+  "pnpm",
+  "yarn",
+  "npx",
+  "kill",
+  "pkill",
+  "nc",
+  "ncat",
+  "netcat",
+  "socat",
+  "ssh",
+  "scp",
+  "rsync",
+  "eval",
+  "exec",
+  "xargs",
+  "find",
+  "docker",
+  "kubectl"
+])
+
+/** Is `key` a program whose name in another program's arguments means it may be run? */
+export const runsOthers = (key: string): boolean =>
+  RUNS_OTHERS.has(key) ||
+  POSIX_SHELLS.has(key) ||
+  FOREIGN_SHELLS.has(key) ||
+  POWERSHELLS.has(key) ||
+  INTERPRETERS.has(key) ||
+  isPython(key) ||
+  WRAPPERS.has(key) ||
+  /^mkfs(\.|$)/.test(key)
+
 // Programs whose arguments the analysis reads with meaning (data, paths, patterns or the
 // options that run code): the backstop for unknown wrappers leaves them alone.
 const MODELLED: ReadonlySet<string> = new Set([
@@ -980,7 +1071,41 @@ const MODELLED: ReadonlySet<string> = new Set([
   "readarray",
   "cd",
   "pushd",
-  "popd"
+  "popd",
+  // Package installers: their arguments are package names.
+  "apt",
+  "apt-get",
+  "apt-cache",
+  "dpkg",
+  "brew",
+  "dnf",
+  "yum",
+  "pacman",
+  "apk",
+  "snap",
+  "choco",
+  "winget",
+  "scoop",
+  "port",
+  "zypper",
+  "gem",
+  "conda",
+  "mamba",
+  "pipx",
+  "uv",
+  "poetry",
+  "rustup",
+  "nvm",
+  "volta",
+  // Information: their arguments are names, not commands.
+  "whatis",
+  "apropos",
+  "info",
+  "tldr",
+  "help",
+  "command",
+  "compgen",
+  "complete"
 ])
 
 /** Does the analysis read the arguments of `key` with meaning (see {@link MODELLED})? */

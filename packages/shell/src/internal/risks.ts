@@ -83,6 +83,33 @@ export const check = (key: string, words: ReadonlyArray<Word>, sink: Sink): void
     case "git":
       git(name, words, sink)
       return
+    case "go":
+      args.forEach((a, i) => {
+        const option = /^--?(toolexec|exec|vettool)(=|$)/.exec(a)?.[1]
+        if (option !== undefined) {
+          sink.note("executes", `${name} -${option} runs a program`)
+          const command = a.includes("=") ? a.slice(a.indexOf("=") + 1) : args[i + 1]
+          if (command && !/^\S*\//.test(command)) sink.text(command, "bash", `${name} -${option}`)
+          else opaque(sink, `${name} -${option} runs the program ${command ?? ""}`)
+        }
+      })
+      if (args.includes("generate")) opaque(sink, `${name} generate runs the commands its source files name`)
+      return
+    case "make":
+    case "gmake":
+      for (const a of args) {
+        if (a === "--eval" || a.startsWith("--eval=") || a === "-E")
+          opaque(sink, `${name} --eval evaluates make code, which can run programs`)
+        if (/^(SHELL|\.SHELLFLAGS|MAKESHELL|MAKEFLAGS)=/.test(a))
+          opaque(sink, `${name} ${a.split("=")[0]}= changes the shell its recipes run in`)
+      }
+      return
+    case "cargo":
+      for (const a of args) {
+        if (a === "--config" || a.startsWith("--config=") || a === "-Z")
+          opaque(sink, `${name} ${a.split("=")[0]} sets configuration that can name programs to run`)
+      }
+      return
     case "sed":
       sed(name, words, sink)
       return
@@ -425,6 +452,26 @@ const extCommand = (spec: string): string => {
 const GIT_EXECUTING_KEYS =
   /^(core\.(pager|editor|sshcommand|fsmonitor|hookspath|askpass|gitproxy|alternaterefscommand)|diff\..*\.(command|textconv)|diff\.external|merge\..*\.driver|filter\..*\.(clean|smudge|process)|credential\.helper|pager\..*|sequence\.editor|gpg\.program|gpg\..*\.program|uploadpack\.packobjectshook|include\.path|includeif\..*|remote\..*\.(uploadpack|receivepack|proxy)|url\..*|http\.proxy|protocol\..*|alias\..*)$/i
 
+// git's own commands (porcelain and plumbing people type); anything else is an alias or a
+// `git-<name>` program.
+const GIT_COMMANDS: ReadonlySet<string> = new Set(
+  (
+    "add am annotate apply archive bisect blame branch bundle cat-file check-attr check-ignore " +
+    "check-mailmap check-ref-format checkout checkout-index cherry cherry-pick citool clean clone " +
+    "column commit commit-graph commit-tree config count-objects credential describe diff diff-files " +
+    "diff-index diff-tree difftool fast-export fast-import fetch fetch-pack filter-branch filter-repo " +
+    "fmt-merge-msg for-each-ref for-each-repo format-patch fsck gc get-tar-commit-id grep gui " +
+    "hash-object help init instaweb interpret-trailers log ls-files ls-remote ls-tree maintenance " +
+    "merge merge-base merge-file merge-tree mergetool mktag mktree multi-pack-index mv name-rev notes " +
+    "pack-objects pack-refs prune prune-packed pull push range-diff read-tree rebase reflog remote " +
+    "repack replace request-pull rerere reset restore rev-list rev-parse revert rm send-email " +
+    "shortlog show show-branch show-index show-ref sparse-checkout stage stash status stripspace " +
+    "submodule switch symbolic-ref tag unpack-file unpack-objects update-index update-ref " +
+    "update-server-info var verify-commit verify-pack verify-tag version whatchanged web--browse " +
+    "worktree write-tree lfs flow"
+  ).split(" ")
+)
+
 const git = (name: string, words: ReadonlyArray<Word>, sink: Sink): void => {
   const args = values(words)
   let i = 0
@@ -458,6 +505,14 @@ const git = (name: string, words: ReadonlyArray<Word>, sink: Sink): void => {
   }
   const sub = args[i]
   const rest = args.slice(i + 1)
+  if (sub !== undefined && !GIT_COMMANDS.has(sub) && words[i + 1]?.isStatic !== false) {
+    // Not a command of git's own: an alias from a configuration file this analysis does not
+    // read, or `git-<name>` somewhere on PATH.
+    opaque(
+      sink,
+      `${name} ${sub} is not a git command: it runs an alias from configuration or a git-${sub} program`
+    )
+  }
   rest.forEach((a, index) => {
     if (a.startsWith("ext::")) {
       sink.note("executes", `${name} ext:: transport runs a program`)
@@ -591,7 +646,10 @@ const configRisk = (name: string, assignment: string, sink: Sink, how: string): 
   if (how === "-c" || executing) sink.note("executes", `${name} ${how} ${key} can make git run programs`)
   if (!executing) return
   if (/^alias\./i.test(key)) {
+    // `!cmd` is a shell command line; any other value is a git command line run under the
+    // alias's name (`-c alias.p=push p -f` pushes): both are judged.
     if (value.startsWith("!")) sink.text(value.slice(1), "bash", `the git alias ${key.slice(6)}`)
+    else if (value.trim() !== "") sink.text(`git ${value}`, "bash", `the git alias ${key.slice(6)}`)
     return
   }
   if (
