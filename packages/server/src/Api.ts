@@ -13,13 +13,13 @@ import * as Checkpoint from "@gatehousejs/session/Checkpoint"
 import * as Message from "@gatehousejs/session/Message"
 import * as Session from "@gatehousejs/session/Session"
 import * as SessionStatus from "@gatehousejs/session/SessionStatus"
-import * as Schema from "effect/Schema"
 import * as HttpApi from "effect/http-api/HttpApi"
 import * as HttpApiEndpoint from "effect/http-api/HttpApiEndpoint"
 import * as HttpApiGroup from "effect/http-api/HttpApiGroup"
 import * as HttpApiMiddleware from "effect/http-api/HttpApiMiddleware"
 import * as HttpApiSchema from "effect/http-api/HttpApiSchema"
 import * as OpenApi from "effect/http-api/OpenApi"
+import * as Schema from "effect/Schema"
 import * as EventStream from "./EventStream.ts"
 
 /**
@@ -56,15 +56,42 @@ export class TurnNotFoundError extends Schema.TaggedError<TurnNotFoundError>()(
 ) {}
 
 /**
- * The session store could not be read or written (500).
+ * The session store could not be read or written (500), as an RFC 9457 problem
+ * (`application/problem+json`): `title`, `status`, `detail` (what failed and what to check),
+ * and the `operation` (`write`, `remove`, `read`) and `path` that failed. Paths are under
+ * the data directory; no secret is ever part of one.
  *
  * @since 0.0.0
  */
 export class StoreError extends Schema.TaggedError<StoreError>()(
   "StoreError",
-  { message: Schema.String },
+  {
+    type: Schema.String,
+    title: Schema.String,
+    status: Schema.Number,
+    detail: Schema.String,
+    operation: Schema.String,
+    path: Schema.String,
+    message: Schema.String
+  },
   { httpApiStatus: 500 }
-) {}
+) {
+  /** The problem for a failed store operation. */
+  static fromStore(error: { readonly operation: string; readonly path: string; readonly message: string }) {
+    return new StoreError({
+      type: "about:blank",
+      title: "Storage failed",
+      status: 500,
+      detail: error.message,
+      operation: error.operation,
+      path: error.path,
+      message: error.message
+    })
+  }
+}
+
+/** {@link StoreError} as the endpoints declare it: encoded as `application/problem+json`. */
+const StoreProblem = StoreError.pipe(HttpApiSchema.asJson({ contentType: "application/problem+json" }))
 
 const SessionParams = { sessionID: Schema.String }
 
@@ -156,7 +183,8 @@ export class SessionGroup extends HttpApiGroup.make("session")
   .add(
     HttpApiEndpoint.post("create", "/session", {
       payload: SessionCreate,
-      success: Session.Info.pipe(HttpApiSchema.status(201))
+      success: Session.Info.pipe(HttpApiSchema.status(201)),
+      error: StoreProblem
     }).annotateMerge(OpenApi.annotations({ summary: "Create a session" }))
   )
   .add(
@@ -229,7 +257,7 @@ export class CheckpointGroup extends HttpApiGroup.make("checkpoint")
       params: SessionParams,
       payload: Checkpoint.RewindInput,
       success: Checkpoint.RewindResult,
-      error: [NotFoundError, TurnNotFoundError, BusyError, StoreError]
+      error: [NotFoundError, TurnNotFoundError, BusyError, StoreProblem]
     }).annotateMerge(
       OpenApi.annotations({
         summary: "Rewind the session to the start of a turn",
@@ -246,7 +274,7 @@ export class CheckpointGroup extends HttpApiGroup.make("checkpoint")
       params: SessionParams,
       payload: Checkpoint.ForkInput,
       success: Checkpoint.ForkResult.pipe(HttpApiSchema.status(201)),
-      error: [NotFoundError, TurnNotFoundError, BusyError, StoreError]
+      error: [NotFoundError, TurnNotFoundError, BusyError, StoreProblem]
     }).annotateMerge(
       OpenApi.annotations({
         summary: "Fork a new session holding the conversation before a turn",

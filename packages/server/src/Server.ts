@@ -35,15 +35,15 @@ import * as SessionStore from "@gatehousejs/session/SessionStore"
 import * as Config from "effect/Config"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as Layer from "effect/Layer"
-import * as Option from "effect/Option"
-import * as Schema from "effect/Schema"
 import * as HttpRouter from "effect/http/HttpRouter"
 import * as HttpServer from "effect/http/HttpServer"
 import type * as HttpServerError from "effect/http/HttpServerError"
 import * as HttpServerResponse from "effect/http/HttpServerResponse"
 import * as HttpApiBuilder from "effect/http-api/HttpApiBuilder"
 import * as HttpApiMiddleware from "effect/http-api/HttpApiMiddleware"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
 import * as Api from "./Api.ts"
 import * as EventStream from "./EventStream.ts"
 import * as Guard from "./Guard.ts"
@@ -165,7 +165,12 @@ const SessionHandlers = HttpApiBuilder.group(Api.Api, "session", (handlers) =>
     return handlers
       .handle("create", ({ payload }) =>
         prompts.create({ directory: instance.directory, title: payload.title }).pipe(
-          Effect.orDie,
+          Effect.tapError((error) =>
+            Effect.logError(`POST /session: ${error.message}`).pipe(
+              Effect.annotateLogs({ operation: error.operation, path: error.path })
+            )
+          ),
+          Effect.mapError(Api.StoreError.fromStore),
           Effect.tap((info) => Effect.annotateCurrentSpan("sessionID", info.id))
         )
       )
@@ -245,7 +250,8 @@ const CheckpointHandlers = HttpApiBuilder.group(Api.Api, "checkpoint", (handlers
                 })
               ),
             CheckpointBusyError: () => Effect.fail(busyError(sessionID)),
-            SessionStoreError: (error) => Effect.fail(new Api.StoreError({ message: error.message }))
+            SessionStoreError: (error) =>
+              Effect.andThen(Effect.logError(error.message), Effect.fail(Api.StoreError.fromStore(error)))
           })
         )
 

@@ -33,6 +33,8 @@ export interface StackOptions {
   readonly token?: string
   readonly maxBodyBytes?: number
   readonly events?: EventStream.Options
+  /** Where sessions are kept (default: in memory). */
+  readonly store?: Layer.Layer<SessionStore.Service>
 }
 
 type Services =
@@ -59,7 +61,7 @@ export const stack = (options: StackOptions): Layer.Layer<Services, unknown> => 
     Layer.provide(ScriptedModel.layer(options.script ?? { turns: [] })),
     Layer.provideMerge(Layer.mergeAll(SessionProcessor.layer, Checkpoint.layer)),
     Layer.provideMerge(SessionStatus.layer),
-    Layer.provideMerge(SessionStore.layerMemory),
+    Layer.provideMerge(options.store ?? SessionStore.layerMemory),
     Layer.provide(Truncate.layerWith({ directory: NodePath.join(options.directory, ".spill") })),
     Layer.provide(NodeServices.layer)
   )

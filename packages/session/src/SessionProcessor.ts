@@ -29,6 +29,7 @@ import * as Bus from "@gatehousejs/core/Bus"
 import * as Identifier from "@gatehousejs/core/Identifier"
 import type * as Instance from "@gatehousejs/core/Instance"
 import * as Permission from "@gatehousejs/permission/Permission"
+import type * as Response from "effect/ai/Response"
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
@@ -42,7 +43,6 @@ import * as Schema from "effect/Schema"
 import * as Scope from "effect/Scope"
 import * as Semaphore from "effect/Semaphore"
 import * as Stream from "effect/Stream"
-import type * as Response from "effect/ai/Response"
 import * as DoomLoop from "./DoomLoop.ts"
 import {
   asInput,
@@ -524,10 +524,26 @@ export const layer: Layer.Layer<
         }
       })
 
+      // A write that fails while the turn winds down (a full disk) is logged and the rest still
+      // runs; the record stays as it is on disk, and the turn fails with the first such error.
+      let cleanupError: SessionStore.StoreError | undefined
+      const bestEffort = <A, R>(effect: Effect.Effect<A, SessionStore.StoreError, R>) =>
+        effect.pipe(
+          Effect.asVoid,
+          Effect.catch((error) =>
+            Effect.andThen(
+              Effect.sync(() => {
+                cleanupError ??= error
+              }),
+              Effect.logError(`session ${sessionID}: ${error.message}`)
+            )
+          )
+        )
+
       const cleanup = Effect.gen(function* () {
         let now = yield* Clock.currentTimeMillis
-        for (const streamID of [...texts.keys()]) yield* endText(texts, streamID, now)
-        for (const streamID of [...reasonings.keys()]) yield* endText(reasonings, streamID, now)
+        for (const streamID of [...texts.keys()]) yield* bestEffort(endText(texts, streamID, now))
+        for (const streamID of [...reasonings.keys()]) yield* bestEffort(endText(reasonings, streamID, now))
         if (live.size > 0) {
           yield* Effect.forEach([...live.values()], Fiber.await, { discard: true }).pipe(
             Effect.timeoutOption(SETTLE_GRACE)
@@ -540,39 +556,44 @@ export const layer: Layer.Layer<
           if (part === undefined || part.state.status === "completed" || part.state.status === "error")
             continue
           const start = part.state.status === "running" ? part.state.time.start : now
-          yield* save(
-            {
-              ...part,
-              state: {
-                status: "error",
-                input: part.state.input,
-                error: "Tool execution aborted",
-                interrupted: true,
-                ...(part.state.status === "running" && part.state.metadata !== undefined
-                  ? { metadata: part.state.metadata }
-                  : {}),
-                time: { start, end: now }
-              }
-            },
-            now
+          yield* bestEffort(
+            save(
+              {
+                ...part,
+                state: {
+                  status: "error",
+                  input: part.state.input,
+                  error: "Tool execution aborted",
+                  interrupted: true,
+                  ...(part.state.status === "running" && part.state.metadata !== undefined
+                    ? { metadata: part.state.metadata }
+                    : {}),
+                  time: { start, end: now }
+                }
+              },
+              now
+            )
           )
         }
         if (aborted && assistant.error === undefined) {
-          yield* fail({
-            name: "MessageAbortedError",
-            message: "The turn was aborted.",
-            retryable: false,
-            overflow: false
-          })
+          yield* bestEffort(
+            fail({
+              name: "MessageAbortedError",
+              message: "The turn was aborted.",
+              retryable: false,
+              overflow: false
+            })
+          )
         }
         assistant = { ...assistant, time: { ...assistant.time, completed: now } }
-        yield* saveMessage()
+        yield* bestEffort(saveMessage())
       }).pipe(Effect.orDie)
 
       yield* loop.pipe(
         Effect.onInterrupt(() => Effect.sync(() => (aborted = true))),
         Effect.ensuring(cleanup)
       )
+      if (cleanupError !== undefined) return yield* cleanupError
       if (needsCompaction) return "compact" as const
       if (blocked || assistant.error !== undefined) return "stop" as const
       return "continue" as const

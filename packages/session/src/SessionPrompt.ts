@@ -29,6 +29,10 @@ import * as Identifier from "@gatehousejs/core/Identifier"
 import * as Instance from "@gatehousejs/core/Instance"
 import * as Permission from "@gatehousejs/permission/Permission"
 import * as ShellContext from "@gatehousejs/shell/ShellContext"
+import * as LanguageModel from "effect/ai/LanguageModel"
+import type * as Response from "effect/ai/Response"
+import type * as Tool from "effect/ai/Tool"
+import type * as Toolkit from "effect/ai/Toolkit"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -38,10 +42,6 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import * as LanguageModel from "effect/ai/LanguageModel"
-import type * as Response from "effect/ai/Response"
-import type * as Tool from "effect/ai/Tool"
-import type * as Toolkit from "effect/ai/Toolkit"
 import * as Checkpoint from "./Checkpoint.ts"
 import * as FileChanges from "./FileChanges.ts"
 import * as Message from "./Message.ts"
@@ -321,7 +321,22 @@ export const layer = <Tools extends Record<string, Tool.Any>>(
             if (!message.parts.some((part) => part.type === "tool")) break
           }
           return last
-        }).pipe(Effect.scoped, Effect.ensuring(status.set(session.id, { type: "idle" })))
+        }).pipe(
+          Effect.scoped,
+          // A turn stopped by the disk says so: an event for UIs and a line in the log (stderr).
+          Effect.tapError((error) =>
+            Effect.andThen(
+              Effect.logError(`session ${session.id}: the turn stopped: ${error.message}`).pipe(
+                Effect.annotateLogs({ sessionID: session.id, operation: error.operation, path: error.path })
+              ),
+              bus.publish(Session.Event.Error, {
+                sessionID: session.id,
+                error: { name: error._tag, message: error.message }
+              })
+            )
+          ),
+          Effect.ensuring(status.set(session.id, { type: "idle" }))
+        )
 
       const create = Effect.fn("SessionPrompt.create")(function* (input: {
         readonly directory: string

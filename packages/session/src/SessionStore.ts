@@ -26,6 +26,7 @@
 import * as NodeFs from "node:fs/promises"
 import * as NodePath from "node:path"
 import * as AtomicFile from "@gatehousejs/core/AtomicFile"
+import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -189,11 +190,13 @@ const makeStore = (
     return entries
   }
   return {
+    // Every change is written first and kept in memory only once it is on disk: a failed
+    // write leaves no ghost record that a restart would take away.
     putSession: (info) =>
-      Effect.suspend(() => {
-        sessions.set(info.id, info)
-        return persist.write(["session", `${info.id}.json`], info)
-      }),
+      Effect.andThen(
+        persist.write(["session", `${info.id}.json`], info),
+        Effect.sync(() => void sessions.set(info.id, info))
+      ),
     getSession: (sessionID) =>
       Effect.suspend(() => {
         const info = sessions.get(sessionID)
@@ -202,49 +205,55 @@ const makeStore = (
           : Effect.succeed(info)
       }),
     listSessions: () => Effect.sync(() => [...sessions.values()].sort(byId)),
+    // The session file goes first: once it is gone the session is gone, whatever remains.
     removeSession: (sessionID) =>
-      Effect.suspend(() => {
-        sessions.delete(sessionID)
-        messages.delete(sessionID)
-        return Effect.all(
-          [
-            persist.remove(["session", `${sessionID}.json`], false),
-            persist.remove(["message", sessionID], true),
-            persist.remove(["part", sessionID], true),
-            sidecars.removeAll(sessionID)
-          ],
-          { discard: true }
-        )
-      }),
+      Effect.andThen(
+        persist.remove(["session", `${sessionID}.json`], false),
+        Effect.suspend(() => {
+          sessions.delete(sessionID)
+          messages.delete(sessionID)
+          return Effect.all(
+            [
+              persist.remove(["message", sessionID], true),
+              persist.remove(["part", sessionID], true),
+              sidecars.removeAll(sessionID)
+            ],
+            { discard: true }
+          )
+        })
+      ),
     putMessage: (info) =>
-      Effect.suspend(() => {
-        const entries = entriesOf(info.sessionID)
-        const entry = entries.get(info.id)
-        if (entry === undefined) entries.set(info.id, { info, parts: new Map() })
-        else entry.info = info
-        return persist.write(["message", info.sessionID, `${info.id}.json`], info)
-      }),
+      Effect.andThen(
+        persist.write(["message", info.sessionID, `${info.id}.json`], info),
+        Effect.sync(() => {
+          const entries = entriesOf(info.sessionID)
+          const entry = entries.get(info.id)
+          if (entry === undefined) entries.set(info.id, { info, parts: new Map() })
+          else entry.info = info
+        })
+      ),
     removeMessage: (sessionID, messageID) =>
-      Effect.suspend(() => {
-        messages.get(sessionID)?.delete(messageID)
-        return Effect.andThen(
-          persist.remove(["message", sessionID, `${messageID}.json`], false),
-          persist.remove(["part", sessionID, messageID], true)
-        )
-      }),
+      Effect.andThen(
+        persist.remove(["message", sessionID, `${messageID}.json`], false),
+        Effect.suspend(() => {
+          messages.get(sessionID)?.delete(messageID)
+          return persist.remove(["part", sessionID, messageID], true)
+        })
+      ),
     putPart: (part) =>
       Effect.suspend(() => {
-        const entry = messages.get(part.sessionID)?.get(part.messageID)
-        if (entry === undefined)
+        if (messages.get(part.sessionID)?.get(part.messageID) === undefined)
           return Effect.die(`part ${part.id} written before its message ${part.messageID}`)
-        entry.parts.set(part.id, part)
-        return persist.write(["part", part.sessionID, part.messageID, `${part.id}.json`], part)
+        return Effect.andThen(
+          persist.write(["part", part.sessionID, part.messageID, `${part.id}.json`], part),
+          Effect.sync(() => void messages.get(part.sessionID)?.get(part.messageID)?.parts.set(part.id, part))
+        )
       }),
     removePart: ({ sessionID, messageID, partID }) =>
-      Effect.suspend(() => {
-        messages.get(sessionID)?.get(messageID)?.parts.delete(partID)
-        return persist.remove(["part", sessionID, messageID, `${partID}.json`], false)
-      }),
+      Effect.andThen(
+        persist.remove(["part", sessionID, messageID, `${partID}.json`], false),
+        Effect.sync(() => void messages.get(sessionID)?.get(messageID)?.parts.delete(partID))
+      ),
     messages: (sessionID) => Effect.sync(() => [...(messages.get(sessionID)?.values() ?? [])].map(snapshot)),
     message: (sessionID, messageID) =>
       Effect.sync(() => {
@@ -291,6 +300,30 @@ const loadRecord = <S extends Schema.Top & { readonly DecodingServices: never }>
 const jsonFiles = (entries: ReadonlyArray<{ readonly name: string; isFile(): boolean }>) =>
   entries.filter((entry) => entry.isFile() && entry.name.endsWith(".json")).map((entry) => entry.name)
 
+/** Why a tool part left `running` (or `pending`) by an earlier process is an error now. */
+export const INTERRUPTED_BY_RESTART =
+  "Tool execution interrupted: the Gatehouse process running it stopped (it crashed or was killed) before the call finished"
+
+/** A tool part an earlier process left unfinished, as an interrupted error (undefined when it is finished). */
+const interruptedByRestart = (part: Message.Part, now: number): Message.Part | undefined => {
+  if (part.type !== "tool" || (part.state.status !== "running" && part.state.status !== "pending"))
+    return undefined
+  const start = part.state.status === "running" ? part.state.time.start : now
+  return {
+    ...part,
+    state: {
+      status: "error",
+      input: part.state.input,
+      error: INTERRUPTED_BY_RESTART,
+      ...(part.state.status === "running" && part.state.metadata !== undefined
+        ? { metadata: part.state.metadata }
+        : {}),
+      interrupted: true,
+      time: { start, end: Math.max(start, now) }
+    }
+  }
+}
+
 const load = Effect.fnUntraced(function* (root: string) {
   const sessions = new Map<string, Session.Info>()
   const messages = new Map<string, Map<string, Entry>>()
@@ -310,10 +343,31 @@ const load = Effect.fnUntraced(function* (root: string) {
       const partDir = NodePath.join(root, "part", sessionID, info.id)
       const parts: Array<Message.Part> = []
       for (const name of jsonFiles(yield* readDir(partDir))) {
-        const part = yield* loadRecord(Message.Part, NodePath.join(partDir, name))
-        if (part !== undefined) parts.push(part)
+        const path = NodePath.join(partDir, name)
+        const part = yield* loadRecord(Message.Part, path)
+        if (part === undefined) continue
+        const interrupted = interruptedByRestart(part, yield* Clock.currentTimeMillis)
+        if (interrupted === undefined) {
+          parts.push(part)
+          continue
+        }
+        // Kept as it is on disk when it cannot be written back: memory and disk agree.
+        const written = yield* Effect.tryPromise(() =>
+          AtomicFile.writeText(path, JSON.stringify(interrupted))
+        ).pipe(
+          Effect.as(true),
+          Effect.catch((cause) =>
+            Effect.logError(
+              `session store: cannot mark the unfinished tool part ${path} interrupted: ${errorText(cause)}`
+            ).pipe(Effect.as(false))
+          )
+        )
+        parts.push(written ? interrupted : part)
       }
-      entries.set(info.id, { info, parts: new Map(parts.sort(byId).map((part) => [part.id, part])) })
+      entries.set(info.id, {
+        info,
+        parts: new Map(parts.sort(byId).map((part) => [part.id, part]))
+      })
     }
     messages.set(sessionID, entries)
   }
@@ -331,6 +385,12 @@ export const layerFile = (directory: string): Layer.Layer<Service> =>
     Service,
     Effect.gen(function* () {
       const root = NodePath.resolve(directory)
+      // Data left by an older version was created 0644 in 0755 directories: make it private.
+      yield* Effect.tryPromise(() => AtomicFile.tighten(root)).pipe(
+        Effect.catch((cause) =>
+          Effect.logWarning(`session store: cannot tighten the permissions of ${root}: ${errorText(cause)}`)
+        )
+      )
       const { sessions, messages } = yield* load(root)
       // One writer at a time: a later write of a record must never be overtaken by an older one.
       const lock = yield* Semaphore.make(1)

@@ -234,4 +234,82 @@ describe("SessionStore", () => {
       }).pipe(Effect.provide(SessionStore.layerFile(dir)))
     }).pipe(Effect.scoped)
   )
+
+  it.effect("layerFile: a write that fails leaves nothing in memory that is not on disk", () =>
+    Effect.gen(function* () {
+      const dir = yield* temp
+      // A file where the store keeps session records: writing one fails (ENOTDIR/EEXIST) for any user.
+      yield* Effect.promise(() => NodeFs.writeFile(NodePath.join(dir, "session"), "x"))
+      yield* Effect.promise(() => NodeFs.mkdir(NodePath.join(dir, "part"), { recursive: true }))
+      yield* Effect.promise(() => NodeFs.writeFile(NodePath.join(dir, "part", "ses_1"), "x"))
+      yield* Effect.gen(function* () {
+        const store = yield* SessionStore.Service
+        const failed = yield* Effect.flip(store.putSession(session))
+        assert.instanceOf(failed, SessionStore.StoreError)
+        assert.strictEqual(failed.operation, "write")
+        assert.strictEqual(failed.path, NodePath.join(dir, "session", "ses_1.json"))
+        assert.deepStrictEqual(yield* store.listSessions(), [])
+        assert.isTrue((yield* Effect.flip(store.getSession("ses_1")))._tag === "SessionNotFoundError")
+        // A message is written; its part is not, and it is not in memory either.
+        yield* store.putMessage(user)
+        yield* Effect.flip(store.putPart(textPart))
+        assert.deepStrictEqual((yield* store.message("ses_1", "msg_1"))?.parts, [])
+      }).pipe(Effect.provide(SessionStore.layerFile(dir)))
+    }).pipe(Effect.scoped)
+  )
+
+  it.effect(
+    "layerFile: records are private (0600 in 0700 directories) and older loose ones are tightened",
+    () =>
+      Effect.gen(function* () {
+        const dir = yield* temp
+        yield* fill.pipe(Effect.provide(SessionStore.layerFile(dir)))
+        const mode = (path: string) => Effect.promise(async () => (await NodeFs.stat(path)).mode & 0o777)
+        const file = NodePath.join(dir, "part", "ses_1", "msg_2", "prt_2.json")
+        assert.strictEqual(yield* mode(file), 0o600)
+        assert.strictEqual(yield* mode(NodePath.join(dir, "part", "ses_1")), 0o700)
+        yield* Effect.promise(async () => {
+          await NodeFs.chmod(file, 0o644)
+          await NodeFs.chmod(NodePath.join(dir, "message"), 0o755)
+        })
+        yield* SessionStore.Service.use((store) => store.listSessions()).pipe(
+          Effect.provide(SessionStore.layerFile(dir))
+        )
+        assert.strictEqual(yield* mode(file), 0o600)
+        assert.strictEqual(yield* mode(NodePath.join(dir, "message")), 0o700)
+      }).pipe(Effect.scoped)
+  )
+
+  it.effect(
+    "layerFile: a tool part left running by a process that died is an interrupted error after a restart",
+    () =>
+      Effect.gen(function* () {
+        const dir = yield* temp
+        const running: Message.ToolPart = {
+          ...toolPart,
+          state: { status: "running", input: { command: "sleep 100" }, time: { start: 4 } }
+        }
+        yield* Effect.gen(function* () {
+          const store = yield* SessionStore.Service
+          yield* store.putSession(session)
+          yield* store.putMessage(assistant)
+          yield* store.putPart(running)
+        }).pipe(Effect.provide(SessionStore.layerFile(dir)))
+        const part = yield* SessionStore.Service.use((store) => store.message("ses_1", "msg_2")).pipe(
+          Effect.provide(SessionStore.layerFile(dir)),
+          Effect.map((message) => message?.parts[0] as Message.ToolPart)
+        )
+        assert.strictEqual(part.state.status, "error")
+        assert.isTrue(part.state.status === "error" && part.state.interrupted === true)
+        assert.include(part.state.status === "error" ? part.state.error : "", "interrupted")
+        // Written back: the file says the same.
+        const onDisk = JSON.parse(
+          yield* Effect.promise(() =>
+            NodeFs.readFile(NodePath.join(dir, "part", "ses_1", "msg_2", "prt_2.json"), "utf8")
+          )
+        )
+        assert.strictEqual(onDisk.state.status, "error")
+        assert.isTrue(onDisk.state.interrupted)
+      }).pipe(Effect.scoped)
+  )
 })
