@@ -16,6 +16,7 @@
 import * as NodeFs from "node:fs/promises"
 import * as NodePath from "node:path"
 import * as Permission from "@gatehousejs/permission/Permission"
+import type * as Sandbox from "@gatehousejs/shell/Sandbox"
 import type * as Truncate from "@gatehousejs/truncate/Truncate"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -80,6 +81,8 @@ export interface Info {
   readonly mode: Permission.Mode
   readonly toolOutput: ToolOutput
   readonly shell: string | undefined
+  /** The `sandbox` block (`Sandbox.Settings` minus what the file leaves out). */
+  readonly sandbox: Partial<Sandbox.Settings>
 }
 
 /**
@@ -98,7 +101,49 @@ export const defaults: Permission.Ruleset = [
   { permission: "read", pattern: "*.env.example", action: "allow" }
 ]
 
-const KEYS = new Set(["$schema", "permission", "mode", "tool_output", "shell"])
+const KEYS = new Set(["$schema", "permission", "mode", "tool_output", "shell", "sandbox"])
+const SANDBOX_MODES: ReadonlySet<string> = new Set(["auto", "enforce", "off"])
+const SANDBOX_KEYS = "mode, network, allow_write, deny_read, allow_read"
+
+type SandboxResult = { readonly ok: Partial<Sandbox.Settings> } | { readonly path: string; readonly message: string }
+
+// `"sandbox": "auto"` or `{ mode?, network?, allow_write?, deny_read?, allow_read? }`.
+const decodeSandbox = (value: unknown): SandboxResult => {
+  if (value === undefined) return { ok: {} }
+  if (typeof value === "string") {
+    return SANDBOX_MODES.has(value)
+      ? { ok: { mode: value as Sandbox.Mode } }
+      : { path: "sandbox", message: `expected auto | enforce | off or an object, got ${show(value)}` }
+  }
+  if (!isObject(value)) return { path: "sandbox", message: `expected auto | enforce | off or an object, got ${show(value)}` }
+  const out: { -readonly [K in keyof Sandbox.Settings]?: Sandbox.Settings[K] } = {}
+  for (const [key, raw] of Object.entries(value)) {
+    const path = pathKey("sandbox", key)
+    if (key === "mode") {
+      if (typeof raw !== "string" || !SANDBOX_MODES.has(raw)) {
+        return { path, message: `expected auto | enforce | off, got ${show(raw)}` }
+      }
+      out.mode = raw as Sandbox.Mode
+    } else if (key === "network") {
+      if (raw === "none" || raw === "allow") out.network = raw
+      else if (isObject(raw) && Object.keys(raw).length === 1 && Array.isArray(raw.allow) && raw.allow.every((host) => typeof host === "string" && host !== "")) {
+        out.network = { allow: raw.allow as Array<string> }
+      } else return { path, message: `expected none | allow | { "allow": [hosts] }, got ${show(raw)}` }
+    } else if (key === "allow_write" || key === "deny_read" || key === "allow_read") {
+      if (!Array.isArray(raw)) return { path, message: `expected an array of paths, got ${show(raw)}` }
+      for (const [index, entry] of raw.entries()) {
+        if (typeof entry !== "string" || !(entry.startsWith("/") || entry === "~" || entry.startsWith("~/"))) {
+          return { path: `${path}[${index}]`, message: `expected an absolute path or ~/…, got ${show(entry)}` }
+        }
+      }
+      const paths = raw as Array<string>
+      if (key === "allow_write") out.allowWrite = paths
+      else if (key === "deny_read") out.denyRead = paths
+      else out.allowRead = paths
+    } else return { path, message: `unknown key (expected one of ${SANDBOX_KEYS})` }
+  }
+  return { ok: out }
+}
 const TOOL_OUTPUT_KEYS: Record<string, "max_lines" | "max_bytes" | "retention_days"> = {
   max_lines: "max_lines",
   max_bytes: "max_bytes",
@@ -154,6 +199,8 @@ export const decode = (
     if (shell !== undefined && (typeof shell !== "string" || shell.trim() === "")) {
       return fail("shell", `expected a shell name or path, got ${show(shell)}`)
     }
+    const sandbox = decodeSandbox(value.sandbox)
+    if ("path" in sandbox) return fail(sandbox.path, sandbox.message)
     const toolOutput: { maxLines?: number; maxBytes?: number; retentionDays?: number } = {}
     if (value.tool_output !== undefined) {
       if (!isObject(value.tool_output))
@@ -211,7 +258,8 @@ export const decode = (
           ],
           mode: mode as Permission.Mode,
           toolOutput,
-          shell: typeof shell === "string" ? shell : undefined
+          shell: typeof shell === "string" ? shell : undefined,
+          sandbox: sandbox.ok
         }
       })
     )

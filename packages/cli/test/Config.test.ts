@@ -93,7 +93,12 @@ describe("Config.load", () => {
         [{ tool_output: { max_bytes: 1.5 } }, "tool_output.max_bytes"],
         [{ tool_output: [] }, "tool_output"],
         [{ mode: null }, "mode"],
-        [{ permission: null }, "permission"]
+        [{ permission: null }, "permission"],
+        [{ sandbox: "strict" }, "sandbox"],
+        [{ sandbox: { mode: "on" } }, "sandbox.mode"],
+        [{ sandbox: { network: { allow: "github.com" } } }, "sandbox.network"],
+        [{ sandbox: { allow_write: ["relative/dir"] } }, "sandbox.allow_write[0]"],
+        [{ sandbox: { writable: [] } }, "sandbox.writable"]
       ]
       for (const [index, [value, path]] of cases.entries()) {
         const error = failure(yield* Effect.exit(Config.load({ cwd: write(`bad-${index}`, value) })))
@@ -101,6 +106,26 @@ describe("Config.load", () => {
         assert.strictEqual(error?.path, path, JSON.stringify(value))
         assert.include(error?.message ?? "", "gatehouse.json")
       }
+    })
+  )
+
+  it.effect("reads the sandbox block: a mode alone, or mode, network and paths", () =>
+    Effect.gen(function* () {
+      const short = yield* Config.load({ cwd: write("sandbox-short", { sandbox: "enforce" }) })
+      assert.deepStrictEqual(short.sandbox, { mode: "enforce" })
+      const full = yield* Config.load({
+        cwd: write("sandbox-full", {
+          sandbox: { mode: "off", network: { allow: ["github.com"] }, allow_write: ["~/.cache"], deny_read: ["/srv"] }
+        })
+      })
+      assert.deepStrictEqual(full.sandbox, {
+        mode: "off",
+        network: { allow: ["github.com"] },
+        allowWrite: ["~/.cache"],
+        denyRead: ["/srv"]
+      })
+      const none = yield* Config.load({ cwd: write("sandbox-none", {}) })
+      assert.deepStrictEqual(none.sandbox, {})
     })
   )
 

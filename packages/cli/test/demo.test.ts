@@ -149,7 +149,8 @@ describe("gatehouse demo", () => {
     )
     let child: ChildProcess | undefined
     let stdout = ""
-    const ran = demo(["--yes", "--script", script], (c) => {
+    // Unsandboxed: the command reports its pids in a file outside the workspace.
+    const ran = demo(["--yes", "--sandbox", "off", "--script", script], (c) => {
       child = c
       c.stdout?.on("data", (chunk) => (stdout += chunk))
     })

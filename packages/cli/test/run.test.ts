@@ -269,7 +269,8 @@ describe("gatehouse run, in a terminal", () => {
         const started = NodePath.join(dir, "started")
         const { code, screen } = yield* inTerminal(
           dir,
-          ["--", "sleep 30 & echo bg=$!; echo started; touch started; sleep 30"],
+          // Unsandboxed: the test reads the background pid, which a PID namespace would renumber.
+          ["--sandbox", "off", "--", "sleep 30 & echo bg=$!; echo started; touch started; sleep 30"],
           [[() => existsSync(started), "\u0003"]]
         )
         assert.strictEqual(code, 130)

@@ -361,6 +361,53 @@ export const detect = (): { readonly kind: "bwrap" | "seatbelt"; readonly path: 
   }
 }
 
+/**
+ * The sandbox program this platform would use, found without running it (what
+ * `gatehouse check` reports; {@link detect} also proves that it works).
+ *
+ * @since 0.1.0
+ */
+export const installed = (): string | undefined =>
+  process.platform === "darwin"
+    ? existsSync("/usr/bin/sandbox-exec")
+      ? "/usr/bin/sandbox-exec"
+      : undefined
+    : process.platform === "linux"
+      ? findOnPath("bwrap")
+      : undefined
+
+/**
+ * The policy in a few lines for a person: the mode and enforcer, then writable, read-only
+ * and masked paths (the home shown as `~`), the network and the notes.
+ *
+ * @since 0.1.0
+ */
+export const describe = (
+  settings: Settings,
+  policy: Policy,
+  enforcer: string | undefined,
+  home: string = NodeOs.homedir()
+): Array<string> => {
+  const show = (path: string) => (path === home ? "~" : path.startsWith(`${home}/`) ? `~${path.slice(home.length)}` : path)
+  const list = (paths: ReadonlyArray<string>) => (paths.length === 0 ? "(none)" : paths.map(show).join(", "))
+  const how =
+    settings.mode === "off"
+      ? "off: commands run unsandboxed"
+      : enforcer === undefined
+        ? settings.mode === "enforce"
+          ? "enforce, but no sandbox is installed here: nothing would run"
+          : "auto, but no sandbox is installed here: commands run unsandboxed"
+        : `${settings.mode} · ${enforcer}`
+  return [
+    `sandbox: ${how}`,
+    `  writable: ${list([...policy.writable, "/tmp (private)"])}`,
+    `  read-only: ${list(policy.readOnly)}`,
+    `  masked: ${list(policy.masked.map((entry) => entry.path))}`,
+    `  network: ${policy.network === "none" ? "none (own network namespace)" : "allowed"}`,
+    ...policy.notes.map((note) => `  note: ${note}`)
+  ]
+}
+
 const findOnPath = (name: string): string | undefined => {
   for (const dir of (process.env.PATH ?? "/usr/bin:/bin").split(NodePath.delimiter)) {
     if (dir === "") continue

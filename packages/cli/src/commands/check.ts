@@ -4,6 +4,7 @@
 import * as NodePath from "node:path"
 import * as NodeReadline from "node:readline"
 import type * as Permission from "@gatehousejs/permission/Permission"
+import * as Sandbox from "@gatehousejs/shell/Sandbox"
 import * as ShellAnalysis from "@gatehousejs/shell/ShellAnalysis"
 import * as ShellGate from "@gatehousejs/shell/ShellGate"
 import * as ShellParser from "@gatehousejs/shell/ShellParser"
@@ -141,8 +142,18 @@ export const main = async (argv: ReadonlyArray<string>): Promise<number> => {
       Effect.runSync(Effect.provideContext(effect, context))
     if (flags.jsonl) return await jsonl(judge, run, cwd, dialect)
     const verdict = run(judge(flags.command.join(" "), cwd, dialect))
-    if (flags.json) console.log(JSON.stringify(toJson(verdict)))
-    else console.log(render(verdict, config, mode))
+    // The policy the command would run under, next to the verdict (found without running bwrap).
+    const settings = { ...Sandbox.defaults, ...config.sandbox }
+    const policy = Sandbox.policy({ settings, ruleset: config.ruleset, projectRoot: config.directory })
+    const enforcer = settings.mode === "off" ? undefined : Sandbox.installed()
+    if (flags.json) {
+      console.log(
+        JSON.stringify({
+          ...toJson(verdict),
+          sandbox: { mode: settings.mode, enforcer: enforcer ?? null, sandboxed: enforcer !== undefined, ...policy }
+        })
+      )
+    } else console.log(`${render(verdict, config, mode)}\n\n${Sandbox.describe(settings, policy, enforcer).join("\n")}`)
     return 0
   } finally {
     await Effect.runPromise(Scope.close(scope, Exit.void))

@@ -10,6 +10,7 @@ import * as BusEvent from "@gatehousejs/core/BusEvent"
 import * as Instance from "@gatehousejs/core/Instance"
 import * as ApprovalStore from "@gatehousejs/permission/ApprovalStore"
 import * as Permission from "@gatehousejs/permission/Permission"
+import type * as Sandbox from "@gatehousejs/shell/Sandbox"
 import * as Checkpoint from "@gatehousejs/session/Checkpoint"
 import * as DefaultTools from "@gatehousejs/session/DefaultTools"
 import type * as Message from "@gatehousejs/session/Message"
@@ -27,10 +28,11 @@ import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as AskPrompt from "../AskPrompt.ts"
+import * as CommandFlags from "../CommandFlags.ts"
 import * as Config from "../Config.ts"
 import * as TerminalText from "../TerminalText.ts"
 
-const usage = `usage: gatehouse demo [--yes] [--script FILE] [--keep]
+const usage = `usage: gatehouse demo [--yes] [--script FILE] [--sandbox auto|enforce|off] [--keep]
 
 Plays a scripted agent session in a fresh temporary workspace (never your files): the model
 lists and reads files, asks to run a command that needs your approval, tries one the
@@ -41,6 +43,7 @@ to how they were, from the turn's checkpoint.
 
   --yes          answer "once" to every permission ask (unattended runs)
   --script FILE  play another script (JSON: { "turns": [ { "parts": [...] } ] })
+  --sandbox MODE the kernel sandbox of the commands: auto (default), enforce or off
   --keep         keep the workspace afterwards (it is removed by default)
 
 Without a terminal and without --yes, permission asks fail closed: they are rejected.
@@ -97,12 +100,14 @@ interface Flags {
   readonly yes: boolean
   readonly keep: boolean
   readonly script?: string | undefined
+  readonly sandbox?: Sandbox.Mode | undefined
 }
 
 const parseFlags = (argv: ReadonlyArray<string>): Flags | string => {
   let yes = false
   let keep = false
   let script: string | undefined
+  let sandbox: Sandbox.Mode | undefined
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!
     if (arg === "--yes" || arg === "-y") yes = true
@@ -111,9 +116,14 @@ const parseFlags = (argv: ReadonlyArray<string>): Flags | string => {
       script = argv[++i]
       if (script === undefined) return "--script needs a file"
     } else if (arg.startsWith("--script=")) script = arg.slice("--script=".length)
-    else return `unknown option ${arg}`
+    else if (arg === "--sandbox" || arg.startsWith("--sandbox=")) {
+      const value = arg === "--sandbox" ? argv[++i] : arg.slice("--sandbox=".length)
+      const parsed = CommandFlags.sandbox(value ?? "")
+      if (parsed instanceof CommandFlags.UsageError) return parsed.message
+      sandbox = parsed
+    } else return `unknown option ${arg}`
   }
-  return { yes, keep, script }
+  return { yes, keep, script, sandbox }
 }
 
 const colors = (on: boolean) => {
@@ -322,9 +332,11 @@ const run = (flags: Flags, workspace: string) =>
     const view = renderer(flags, workspace)
     const c = colors(Boolean(process.stdout.isTTY))
 
+    const sandbox = { ...config.sandbox, ...(flags.sandbox === undefined ? {} : { mode: flags.sandbox }) }
     const Live = SessionPrompt.layer({
       toolkit: DefaultTools.toolkit,
       ruleset: config.ruleset,
+      shell: { sandbox },
       model: {
         provider: "scripted",
         id: flags.script === undefined ? "demo" : NodePath.basename(flags.script)

@@ -7,6 +7,7 @@ import * as Identifier from "@gatehousejs/core/Identifier"
 import * as Instance from "@gatehousejs/core/Instance"
 import * as ApprovalStore from "@gatehousejs/permission/ApprovalStore"
 import * as Permission from "@gatehousejs/permission/Permission"
+import type * as Sandbox from "@gatehousejs/shell/Sandbox"
 import * as ShellContext from "@gatehousejs/shell/ShellContext"
 import type * as ShellParser from "@gatehousejs/shell/ShellParser"
 import * as ShellTool from "@gatehousejs/shell/ShellTool"
@@ -15,13 +16,14 @@ import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
 import * as Stream from "effect/Stream"
 import * as AskPrompt from "../AskPrompt.ts"
 import * as CommandFlags from "../CommandFlags.ts"
 import * as Config from "../Config.ts"
 import * as TerminalText from "../TerminalText.ts"
 
-const usage = `usage: gatehouse run [--config FILE] [--cwd DIR] [--timeout MS] [--mode ask|auto|yolo] [--no-input] [--] COMMAND
+const usage = `usage: gatehouse run [--config FILE] [--cwd DIR] [--timeout MS] [--mode ask|auto|yolo] [--sandbox auto|enforce|off] [--no-input] [--] COMMAND
 
 Runs COMMAND as the agent's bash tool would: the gate judges it under the project's
 gatehouse.json, asks what needs asking, runs it in its own process group and prints the
@@ -31,6 +33,8 @@ output as the model would read it (truncated, with the path of the full output).
   --cwd DIR       the directory the command runs in (default: the current directory)
   --timeout MS    stop the command after MS milliseconds (default ${ShellContext.DEFAULT_TIMEOUT})
   --mode MODE     ask, auto or yolo (default: the config's mode, else ask)
+  --sandbox MODE  auto (the kernel sandbox where available), enforce (none: refuse) or off
+                  (default: the config's sandbox.mode, else auto)
   --no-input      never prompt: a command that needs approval is refused
 
 When stdin is a terminal (and without --no-input) each ask is shown with its patterns and
@@ -46,6 +50,7 @@ interface Flags {
   cwd?: string
   timeout?: number
   mode?: Permission.Mode
+  sandbox?: Sandbox.Mode
   noInput: boolean
   command: Array<string>
 }
@@ -70,7 +75,7 @@ const parseFlags = (argv: ReadonlyArray<string>): Flags | "help" | CommandFlags.
     }
     const eq = arg.indexOf("=")
     const name = eq === -1 ? arg : arg.slice(0, eq)
-    if (!["--config", "--cwd", "--timeout", "--mode"].includes(name))
+    if (!["--config", "--cwd", "--timeout", "--mode", "--sandbox"].includes(name))
       return new CommandFlags.UsageError(`unknown option ${name}`)
     let value: string
     if (eq !== -1) value = arg.slice(eq + 1)
@@ -86,6 +91,10 @@ const parseFlags = (argv: ReadonlyArray<string>): Flags | "help" | CommandFlags.
       const parsed = CommandFlags.mode(value)
       if (parsed instanceof CommandFlags.UsageError) return parsed
       flags.mode = parsed
+    } else if (name === "--sandbox") {
+      const parsed = CommandFlags.sandbox(value)
+      if (parsed instanceof CommandFlags.UsageError) return parsed
+      flags.sandbox = parsed
     } else {
       const ms = Number(value)
       if (!/^\d+$/.test(value) || !Number.isSafeInteger(ms) || ms <= 0) {
@@ -208,12 +217,19 @@ export const main = async (argv: ReadonlyArray<string>): Promise<number> => {
         projectRoot: config.directory,
         directory: cwd,
         shell: config.shell,
+        sandbox: { ...config.sandbox, ...(flags.sandbox === undefined ? {} : { mode: flags.sandbox }) },
         // A person at the command line may ask for more than the model's ceiling.
         maxTimeout: Math.max(flags.timeout ?? 0, ShellContext.DEFAULT_MAX_TIMEOUT),
         abort: Effect.asVoid(Deferred.await(stop))
       })
     )
-  }).pipe(Effect.scoped, Instance.provide(config.directory), Effect.provide(Live))
+  }).pipe(
+    Effect.scoped,
+    Instance.provide(config.directory),
+    Effect.provide(Live),
+    // Logs (a spill file that could not be written, say) go to stderr: stdout is the command's output.
+    Effect.provideService(Logger.LogToStderr, true)
+  )
 
   try {
     const exit = await Effect.runPromiseExit(program)
@@ -225,6 +241,9 @@ export const main = async (argv: ReadonlyArray<string>): Promise<number> => {
         process.stdout,
         process.stdout.isTTY === true ? TerminalText.printable(output, { newlines: true }) : output
       )
+      if (!exit.value.sandboxed && (flags.sandbox ?? config.sandbox.mode ?? "auto") === "auto") {
+        process.stderr.write("gatehouse run: warning: no kernel sandbox is available here; the command ran unsandboxed\n")
+      }
       return exitCodeOf(exit.value)
     }
     if (stopped) {

@@ -10,6 +10,7 @@ import * as Instance from "@gatehousejs/core/Instance"
 import * as ApprovalStore from "@gatehousejs/permission/ApprovalStore"
 import * as Permission from "@gatehousejs/permission/Permission"
 import * as Server from "@gatehousejs/server/Server"
+import type * as Sandbox from "@gatehousejs/shell/Sandbox"
 import * as Checkpoint from "@gatehousejs/session/Checkpoint"
 import * as DefaultTools from "@gatehousejs/session/DefaultTools"
 import * as ScriptedModel from "@gatehousejs/session/ScriptedModel"
@@ -20,9 +21,11 @@ import * as SessionStore from "@gatehousejs/session/SessionStore"
 import * as Truncate from "@gatehousejs/truncate/Truncate"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as CommandFlags from "../CommandFlags.ts"
 import * as Config from "../Config.ts"
 
-const usage = `usage: gatehouse serve [--host H] [--port P] [--cwd DIR] [--config FILE] [--script FILE]
+const usage = `usage: gatehouse serve [--host H] [--port P] [--cwd DIR] [--config FILE] [--script FILE] [--sandbox auto|enforce|off]
 
 Serves the HTTP API, the event stream (/event) and a web page (/) for the project in DIR
 (default: the current directory), on 127.0.0.1 and a free port unless told otherwise, and
@@ -39,6 +42,7 @@ options:
   --cwd DIR      project directory (default .)
   --config FILE  configuration (default DIR/gatehouse.json, if it exists)
   --script FILE  model script (JSON), instead of the demo script
+  --sandbox MODE the kernel sandbox of the commands: auto (default), enforce or off
   -h, --help     this help`
 
 const fail = (message: string): number => {
@@ -60,6 +64,7 @@ const stack = (options: {
   readonly directory: string
   readonly config: Config.Info
   readonly script?: string
+  readonly sandbox?: Sandbox.Mode | undefined
 }) => {
   const data = dataDirectory()
   const projectID = Instance.info(options.directory).projectID
@@ -76,7 +81,10 @@ const stack = (options: {
     // The file's own rules, without the allow-everything agent defaults: a person
     // answers in the web page whatever the file does not settle (see the usage text).
     ruleset: options.config.permission,
-    ...(options.config.shell === undefined ? {} : { shell: { shell: options.config.shell } })
+    shell: {
+      ...(options.config.shell === undefined ? {} : { shell: options.config.shell }),
+      sandbox: { ...options.config.sandbox, ...(options.sandbox === undefined ? {} : { mode: options.sandbox }) }
+    }
   }).pipe(
     Layer.provide(DefaultTools.layer),
     Layer.provide(Model),
@@ -90,7 +98,15 @@ const stack = (options: {
 }
 
 export const main = async (argv: ReadonlyArray<string>): Promise<number> => {
-  let values: { host?: string; port?: string; cwd?: string; config?: string; script?: string; help?: boolean }
+  let values: {
+    host?: string
+    port?: string
+    cwd?: string
+    config?: string
+    script?: string
+    sandbox?: string
+    help?: boolean
+  }
   try {
     values = parseArgs({
       args: [...argv],
@@ -100,6 +116,7 @@ export const main = async (argv: ReadonlyArray<string>): Promise<number> => {
         cwd: { type: "string" },
         config: { type: "string" },
         script: { type: "string" },
+        sandbox: { type: "string" },
         help: { type: "boolean", short: "h" }
       },
       strict: true,
@@ -120,6 +137,8 @@ export const main = async (argv: ReadonlyArray<string>): Promise<number> => {
   if (!existsSync(directory) || !statSync(directory).isDirectory()) {
     return fail(`--cwd: ${directory} is not a directory`)
   }
+  const sandbox = values.sandbox === undefined ? undefined : CommandFlags.sandbox(values.sandbox)
+  if (sandbox instanceof CommandFlags.UsageError) return fail(sandbox.message)
   const script = values.script === undefined ? undefined : NodePath.resolve(values.script)
   if (script !== undefined && !existsSync(script)) return fail(`--script: ${script} does not exist`)
 
@@ -128,7 +147,7 @@ export const main = async (argv: ReadonlyArray<string>): Promise<number> => {
       Effect.mapError((error) => error.message)
     )
     const Live = Server.layer({ directory, host: values.host, port }).pipe(
-      Layer.provideMerge(stack({ directory, config, ...(script === undefined ? {} : { script }) }))
+      Layer.provideMerge(stack({ directory, config, sandbox, ...(script === undefined ? {} : { script }) }))
     )
     return yield* Effect.gen(function* () {
       const server = yield* Server.Service
@@ -154,6 +173,8 @@ Press Ctrl+C to stop.`)
 
   return Effect.runPromise(
     program.pipe(
+      // Logs go to stderr, stdout holds only what the server prints for a person.
+      Effect.provideService(Logger.LogToStderr, true),
       Effect.catch((error: unknown) =>
         Effect.sync(() =>
           fail(typeof error === "string" ? error : error instanceof Error ? error.message : String(error))
