@@ -27,6 +27,7 @@ import * as Permission from "@gatehousejs/permission/Permission"
 import * as Effect from "effect/Effect"
 import { renderRedirect } from "./internal/interpret.ts"
 import { isBroadProgram, readsDirectoryContents } from "./internal/programs.ts"
+import { isKnownSafe } from "./internal/safe.ts"
 import * as ShellAnalysis from "./ShellAnalysis.ts"
 import type * as ShellParser from "./ShellParser.ts"
 
@@ -127,8 +128,19 @@ export const commandPatterns = (command: ShellAnalysis.Command): Array<string> =
   return [...new Set(out)]
 }
 
-const flagged = (analysis: ShellAnalysis.Analysis): boolean =>
-  analysis.notes.length > 0 || analysis.commands.some((c) => c.notes.length > 0)
+// Whether mode `auto` must leave the command to a person: it carries a note (a write inside
+// the project is left to the edit rules), or it is not a command known to be safe.
+const flagged = (analysis: ShellAnalysis.Analysis): boolean => {
+  if (analysis.notes.length > 0) return true
+  const writesOutside = analysis.paths.some(
+    (p) => p.access === "write" && (!p.inside || p.configures === true)
+  )
+  for (const command of analysis.commands) {
+    if (command.notes.some((n) => n.kind !== "writes" || writesOutside)) return true
+    if (!isKnownSafe(command)) return true
+  }
+  return false
+}
 
 const unmodelled = (analysis: ShellAnalysis.Analysis): boolean =>
   analysis.notes.some((n) => n.kind === "unmodelled") ||

@@ -1,0 +1,272 @@
+// The commands mode `auto` may approve on its own: programs and option constraints whose
+// effects the analysis models (read-only inspection, builds and tests of the project,
+// version-control reads, writes inside the project that the edit rules judge). Anything
+// else needs a person, whatever notes it carries: uploads, listeners, remote execution,
+// fetch-and-run, archive extraction, signals, history rewrites, `truncate`, `dd`, `shred`, …
+import type { Command } from "../ShellAnalysis.ts"
+
+// Programs safe with any arguments: their risky options leave notes, which need a person.
+const ANY: ReadonlySet<string> = new Set([
+  "ls",
+  "cat",
+  "head",
+  "tail",
+  "wc",
+  "sort",
+  "uniq",
+  "cut",
+  "tr",
+  "diff",
+  "cmp",
+  "comm",
+  "file",
+  "stat",
+  "du",
+  "df",
+  "tree",
+  "grep",
+  "egrep",
+  "fgrep",
+  "rg",
+  "ag",
+  "ack",
+  "find",
+  "echo",
+  "printf",
+  "pwd",
+  "which",
+  "type",
+  "whoami",
+  "id",
+  "uname",
+  "date",
+  "printenv",
+  "basename",
+  "dirname",
+  "realpath",
+  "readlink",
+  "true",
+  "false",
+  "test",
+  "[",
+  ":",
+  "jq",
+  "nl",
+  "od",
+  "xxd",
+  "hexdump",
+  "md5sum",
+  "sha1sum",
+  "sha256sum",
+  "sha512sum",
+  "base64",
+  "column",
+  "paste",
+  "join",
+  "fold",
+  "fmt",
+  "rev",
+  "tac",
+  "seq",
+  "sleep",
+  "ps",
+  "mkdir",
+  "touch",
+  "cp",
+  "mv",
+  "tee",
+  "sed",
+  "awk",
+  "tsc",
+  "vitest",
+  "jest",
+  "pytest",
+  "eslint",
+  "prettier",
+  "biome",
+  "env",
+  "time",
+  "timeout",
+  "nice",
+  "get-childitem",
+  "get-content",
+  "get-item",
+  "get-location",
+  "test-path",
+  "resolve-path",
+  "select-string",
+  "select-object",
+  "sort-object",
+  "where-object",
+  "measure-object",
+  "format-table",
+  "format-list",
+  "out-string",
+  "write-output",
+  "write-host",
+  "get-date",
+  "new-item",
+  "copy-item",
+  "move-item",
+  "set-content",
+  "add-content"
+])
+
+// Multi-level programs: the subcommands that only read, build or test the project.
+const SUBCOMMANDS: ReadonlyMap<string, ReadonlySet<string>> = new Map([
+  [
+    "git",
+    new Set([
+      "status",
+      "log",
+      "diff",
+      "show",
+      "blame",
+      "ls-files",
+      "ls-tree",
+      "rev-parse",
+      "describe",
+      "shortlog",
+      "grep",
+      "cat-file",
+      "rev-list",
+      "name-rev",
+      "whatchanged",
+      "show-ref",
+      "merge-base",
+      "for-each-ref",
+      "branch",
+      "tag",
+      "remote",
+      "stash",
+      "config",
+      "reflog",
+      "--version",
+      "version",
+      "help"
+    ])
+  ],
+  [
+    "npm",
+    new Set([
+      "test",
+      "t",
+      "tst",
+      "run",
+      "run-script",
+      "ls",
+      "list",
+      "ll",
+      "la",
+      "view",
+      "info",
+      "show",
+      "outdated",
+      "why",
+      "explain",
+      "help",
+      "--version",
+      "-v"
+    ])
+  ],
+  ["pnpm", new Set(["test", "t", "run", "ls", "list", "why", "outdated", "--version", "-v"])],
+  ["yarn", new Set(["test", "run", "list", "why", "info", "--version", "-v"])],
+  ["bun", new Set(["test", "run", "--version"])],
+  [
+    "cargo",
+    new Set([
+      "build",
+      "b",
+      "test",
+      "t",
+      "check",
+      "c",
+      "clippy",
+      "fmt",
+      "doc",
+      "tree",
+      "metadata",
+      "bench",
+      "run",
+      "r",
+      "--version"
+    ])
+  ],
+  ["go", new Set(["build", "test", "vet", "fmt", "list", "env", "version", "doc"])],
+  ["make", new Set(["", "all", "build", "test", "check", "lint", "fmt", "format"])],
+  [
+    "gh",
+    new Set([
+      "pr view",
+      "pr list",
+      "pr status",
+      "pr diff",
+      "pr checks",
+      "issue view",
+      "issue list",
+      "run list",
+      "run view",
+      "repo view",
+      "status"
+    ])
+  ]
+])
+
+const GIT_BRANCH_WRITES =
+  /^(-[dDmMcCfu]|--delete|--move|--copy|--force|--set-upstream-to.*|--unset-upstream|--edit-description)$/
+const GIT_TAG_WRITES = /^(-[dasfmuF]|--delete|--annotate|--sign|--force|--message.*|--file.*)$/
+
+// Constraints of the git subcommands that both read and write.
+const gitReads = (sub: string, rest: ReadonlyArray<string>): boolean => {
+  switch (sub) {
+    case "branch":
+      return rest.every((a) => a.startsWith("-") && !GIT_BRANCH_WRITES.test(a))
+    case "tag":
+      return (
+        rest.every((a) => !GIT_TAG_WRITES.test(a)) &&
+        (rest.some((a) => a === "-l" || a === "--list") || rest.every((a) => a.startsWith("-")))
+      )
+    case "remote":
+      return (
+        rest.length === 0 ||
+        rest.every((a) => a === "-v" || a === "--verbose") ||
+        rest[0] === "show" ||
+        rest[0] === "get-url"
+      )
+    case "stash":
+      return rest[0] === "list" || rest[0] === "show"
+    case "config":
+      return rest.some((a) => /^(--get(-all|-regexp)?|--list|-l)$/.test(a) || a === "get" || a === "list")
+    case "reflog":
+      return rest.length === 0 || rest[0] === "show" || rest.every((a) => a.startsWith("-"))
+    default:
+      return true
+  }
+}
+
+const base = (name: string): string =>
+  name
+    .slice(Math.max(name.lastIndexOf("/"), name.lastIndexOf("\\")) + 1)
+    .toLowerCase()
+    .replace(/\.exe$/, "")
+
+/** Whether mode `auto` may approve `command` on its own (given it carries no note). */
+export const isKnownSafe = (command: Command): boolean => {
+  if (command.changesDirectory) return true
+  const argv = command.canonical ?? command.argv
+  if (argv.length === 0) return true
+  for (const name of [argv[0]!, ...command.names]) {
+    const key = base(name)
+    if (ANY.has(key)) return true
+    const subs = SUBCOMMANDS.get(key)
+    if (subs === undefined) continue
+    const rest = argv.slice(1)
+    if (key === "make")
+      return rest.filter((a) => !a.startsWith("-") && !a.includes("=")).every((t) => subs.has(t))
+    const sub = key === "gh" ? rest.slice(0, 2).join(" ") : (rest[0] ?? "")
+    if (!subs.has(sub) && !(key === "gh" && subs.has(rest[0] ?? ""))) continue
+    if (key === "git") return gitReads(sub, rest.slice(1))
+    return true
+  }
+  return false
+}
