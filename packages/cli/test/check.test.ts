@@ -4,6 +4,7 @@ import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import { assert, describe, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
 import { afterAll } from "vitest"
 
 const bin = NodePath.resolve(import.meta.dirname, "../src/bin.ts")
@@ -184,4 +185,32 @@ describe("gatehouse check", () => {
     assert.strictEqual(missing.code, 2)
     assert.include(missing.stderr, "cannot read")
   })
+})
+
+describe("gatehouse check: the sandbox policy next to the verdict", () => {
+  it.live("shows what would be writable, read-only, masked, and the network", () =>
+    Effect.promise(async () => {
+      const dir = project("sandbox-policy", {
+        permission: { edit: { ".git/*": "deny" }, read: { "*.env": "deny" } },
+        sandbox: { network: "allow" }
+      })
+      NodeFs.writeFileSync(NodePath.join(dir, "prod.env"), "SECRET=1\n")
+      const text = await run(["--", "ls"], { cwd: dir })
+      assert.strictEqual(text.code, 0, text.stderr)
+      assert.include(text.stdout, "\nsandbox: auto")
+      assert.include(text.stdout, `  writable: ${dir}, /tmp (private)`)
+      assert.include(text.stdout, `  read-only: ${NodePath.join(dir, ".git")}`)
+      assert.include(text.stdout, NodePath.join(dir, "prod.env"))
+      assert.include(text.stdout, "  network: allowed")
+      const json = JSON.parse((await run(["--json", "--", "ls"], { cwd: dir })).stdout)
+      assert.strictEqual(json.sandbox.mode, "auto")
+      assert.deepStrictEqual(json.sandbox.readOnly, [NodePath.join(dir, ".git")])
+      assert.include(
+        json.sandbox.masked.map((entry: { path: string }) => entry.path),
+        NodePath.join(dir, "prod.env")
+      )
+      const off = await run(["--", "ls"], { cwd: project("sandbox-off", { sandbox: "off" }) })
+      assert.include(off.stdout, "sandbox: off: commands run unsandboxed")
+    })
+  )
 })
