@@ -1,0 +1,71 @@
+// The sandbox's cost per command: the same command run by /bin/sh directly and under the
+// bubblewrap arguments the bash tool uses (policy from a strict ruleset), alternated in one
+// run (A B, then B A), the same warm-up for both, outputs checked equal. Goal (sandbox
+// issue): for a command that does real work (the project's scripted check: `gatehouse
+// check` of a command), the sandbox adds at most 10 %; `true` shows the fixed cost.
+import { spawnSync } from "node:child_process"
+import * as NodePath from "node:path"
+import * as Permission from "@gatehousejs/permission/Permission"
+import { median, report, root, type Row } from "../../../scripts/bench-kit.ts"
+import * as Sandbox from "../src/Sandbox.ts"
+
+const available = Sandbox.detect()
+if (available.kind !== "bwrap") {
+  console.error(`bench: no bubblewrap here (${"reason" in available ? available.reason : available.kind}); nothing to measure`)
+  process.exit(1)
+}
+const built = spawnSync(process.execPath, [NodePath.join(root, "scripts", "bundle.ts"), "--if-stale"], { stdio: "inherit" })
+if (built.status !== 0) throw new Error("bench: the bundle could not be built")
+
+const ruleset = Permission.fromConfig({ "*": "allow", edit: { ".git/*": "deny" }, read: { "*.env": "deny" } })
+const policy = Sandbox.policy({ settings: Sandbox.defaults, ruleset, projectRoot: root })
+const wrapper = Sandbox.bwrapArgs(policy, root)
+const bin = NodePath.join(root, "packages", "cli", "dist", "gatehouse.js")
+const cases = [
+  { name: "true", command: "true", goal: undefined },
+  { name: "gatehouse check (real work)", command: `${process.execPath} ${bin} check -- 'git status && ls -la'`, goal: 1.1 }
+] as const
+const rounds = 15
+const warmup = 3
+
+const time = (argv: ReadonlyArray<string>): { ms: number; out: string } => {
+  const start = performance.now()
+  const result = spawnSync(argv[0]!, argv.slice(1), { cwd: root, encoding: "utf8" })
+  const ms = performance.now() - start
+  if (result.status !== 0) throw new Error(`bench: ${argv.join(" ")} exited ${result.status}: ${result.stderr}`)
+  return { ms, out: result.stdout }
+}
+
+const rows: Array<Row> = []
+const summary: Record<string, unknown> = {}
+for (const c of cases) {
+  const direct = ["/bin/sh", "-c", c.command]
+  const sandboxed = [available.path, ...wrapper, "/bin/sh", "-c", c.command]
+  for (let i = 0; i < warmup; i++) {
+    time(direct)
+    time(sandboxed)
+  }
+  const ratios: Array<number> = []
+  const directMs: Array<number> = []
+  const sandboxedMs: Array<number> = []
+  for (let i = 0; i < rounds; i++) {
+    const [a, b] = i % 2 === 0 ? [time(direct), time(sandboxed)] : (([y, x]) => [x, y])([time(sandboxed), time(direct)])
+    if (a!.out !== b!.out) throw new Error(`bench: ${c.name}: the sandboxed output differs:\n${a!.out}\n---\n${b!.out}`)
+    directMs.push(a!.ms)
+    sandboxedMs.push(b!.ms)
+    ratios.push(b!.ms / a!.ms)
+  }
+  const stats = { min: Math.min(...ratios), median: median(ratios), max: Math.max(...ratios) }
+  const round2 = (value: number) => Math.round(value * 100) / 100
+  rows.push({
+    case: c.name,
+    "direct ms": round2(median(directMs)),
+    "sandboxed ms": round2(median(sandboxedMs)),
+    "added ms": round2(median(sandboxedMs) - median(directMs)),
+    ratio: `${round2(stats.median)} [${round2(stats.min)}–${round2(stats.max)}]`,
+    goal: c.goal === undefined ? "(fixed cost)" : `<= ${c.goal}x`,
+    met: c.goal === undefined ? true : stats.median <= c.goal
+  })
+  summary[c.name] = stats
+}
+report("sandbox-overhead", rows, summary)
