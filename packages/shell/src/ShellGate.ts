@@ -114,18 +114,30 @@ const WILDCARD = /[*?]/
 export const commandPatterns = (command: ShellAnalysis.Command): Array<string> => {
   if (command.changesDirectory) return []
   if (command.argv.length === 0) return command.redirects.length > 0 ? [command.text] : []
-  const redirects = command.redirects.map(renderRedirect)
-  const out: Array<string> = []
   // As written, and in canonical form (global options moved out): every form is judged.
-  for (const argv of command.canonical === undefined ? [command.argv] : [command.argv, command.canonical]) {
-    const rest = [...argv.slice(1), ...redirects]
-    for (const name of [argv[0]!, ...command.names]) {
-      const bare = [name, ...rest].join(" ")
-      if (command.assignments.length > 0) out.push([...command.assignments, bare].join(" "))
-      out.push(bare)
-    }
-  }
+  const out = formPatterns(command, command.argv)
+  if (command.canonical !== undefined) out.push(...formPatterns(command, command.canonical))
   return [...new Set(out)]
+}
+
+/**
+ * The patterns of a command's canonical form alone (`git -C src push -f` -> `git push -f`),
+ * `[]` when it has none: what the trace marks as judged by the canonical form.
+ *
+ * @since 0.0.0
+ */
+export const canonicalPatterns = (command: ShellAnalysis.Command): Array<string> =>
+  command.canonical === undefined || command.changesDirectory ? [] : formPatterns(command, command.canonical)
+
+const formPatterns = (command: ShellAnalysis.Command, argv: ReadonlyArray<string>): Array<string> => {
+  const rest = [...argv.slice(1), ...command.redirects.map(renderRedirect)]
+  const out: Array<string> = []
+  for (const name of [argv[0]!, ...command.names]) {
+    const bare = [name, ...rest].join(" ")
+    if (command.assignments.length > 0) out.push([...command.assignments, bare].join(" "))
+    out.push(bare)
+  }
+  return out
 }
 
 // Whether mode `auto` must leave the command to a person: it carries a note (a write inside

@@ -277,6 +277,7 @@ export const toJson = (verdict: ShellGate.Verdict) => ({
     text: c.text,
     argv: c.argv,
     prefix: c.prefix,
+    ...(c.canonical === undefined ? {} : { canonical: c.canonical }),
     ...(c.via === undefined ? {} : { via: c.via })
   })),
   notes: allNotes(verdict.analysis)
@@ -294,9 +295,11 @@ const render = (verdict: ShellGate.Verdict, config: Config.Info, mode: Permissio
   analysis.commands.forEach((c, i) => {
     const how = c.via === undefined ? "" : `   [via ${c.via}]`
     lines.push(`  ${i + 1}. ${c.text}${how}`)
+    if (c.canonical !== undefined) lines.push(`     canonical form: ${c.canonical.join(" ")} (global options moved out; judged too)`)
     if (c.prefix.length > 0 && !c.changesDirectory) lines.push(`     prefix: ${c.prefix.join(" ")}`)
     for (const n of c.notes) lines.push(`     ${n.kind}: ${n.message}`)
   })
+  const canonicalPatterns = new Set(analysis.commands.flatMap(ShellGate.canonicalPatterns))
   lines.push("", "requests:")
   if (verdict.requests.length === 0) lines.push("  (none)")
   for (const r of verdict.requests) {
@@ -307,7 +310,8 @@ const render = (verdict: ShellGate.Verdict, config: Config.Info, mode: Permissio
       `  ${r.permission}: ${r.decision}${auto}${escalated}${r.needsPerson ? " · needs a person in auto mode" : ""}`
     )
     for (const d of r.rules) {
-      lines.push(`    ${d.action.padEnd(5)} ${d.pattern}`)
+      const form = canonicalPatterns.has(d.pattern) && r.permission === "bash" ? "   [canonical form]" : ""
+      lines.push(`    ${d.action.padEnd(5)} ${d.pattern}${form}`)
       lines.push(
         `          by ${d.rule.permission} ${JSON.stringify(d.rule.pattern)} ${d.rule.action} — ${d.source}`
       )

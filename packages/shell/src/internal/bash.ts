@@ -258,8 +258,9 @@ const visit = (node: SyntaxNode, ctx: Context): void => {
 const scanLeaf = (node: SyntaxNode, unquoted: boolean, ctx: Context): void => {
   const found = hiddenBashExpansion(node.text, unquoted)
   if (found === undefined) return
+  const what = found === "`" ? "a backtick" : `\`${found}\``
   ctx.out.problems.push(
-    `\`${clip(node.text)}\` (${node.type}) still holds \`${found}\`, which the shell expands but the parser left as text`
+    `the syntax node ${node.type} "${clip(node.text)}" still holds ${what}, which the shell expands but the parser left as text`
   )
 }
 
