@@ -150,10 +150,18 @@ export const main = async (argv: ReadonlyArray<string>): Promise<number> => {
       console.log(
         JSON.stringify({
           ...toJson(verdict),
-          sandbox: { mode: settings.mode, enforcer: enforcer ?? null, sandboxed: enforcer !== undefined, ...policy }
+          sandbox: {
+            mode: settings.mode,
+            enforcer: enforcer ?? null,
+            sandboxed: enforcer !== undefined,
+            ...policy
+          }
         })
       )
-    } else console.log(`${render(verdict, config, mode)}\n\n${Sandbox.describe(settings, policy, enforcer).join("\n")}`)
+    } else
+      console.log(
+        `${render(verdict, config, mode)}\n\n${Sandbox.describe(settings, policy, enforcer).join("\n")}`
+      )
     return 0
   } finally {
     await Effect.runPromise(Scope.close(scope, Exit.void))
@@ -295,7 +303,8 @@ const render = (verdict: ShellGate.Verdict, config: Config.Info, mode: Permissio
   analysis.commands.forEach((c, i) => {
     const how = c.via === undefined ? "" : `   [via ${c.via}]`
     lines.push(`  ${i + 1}. ${c.text}${how}`)
-    if (c.canonical !== undefined) lines.push(`     canonical form: ${c.canonical.join(" ")} (global options moved out; judged too)`)
+    if (c.canonical !== undefined)
+      lines.push(`     canonical form: ${c.canonical.join(" ")} (global options moved out; judged too)`)
     if (c.prefix.length > 0 && !c.changesDirectory) lines.push(`     prefix: ${c.prefix.join(" ")}`)
     for (const n of c.notes) lines.push(`     ${n.kind}: ${n.message}`)
   })
