@@ -51,7 +51,13 @@ export class BusyError extends Schema.TaggedError<BusyError>()(
  */
 export class TurnNotFoundError extends Schema.TaggedError<TurnNotFoundError>()(
   "TurnNotFoundError",
-  { sessionID: Schema.String, turn: Schema.Number, turns: Schema.Number, message: Schema.String },
+  {
+    sessionID: Schema.String,
+    turn: Schema.Number,
+    messageID: Schema.optionalKey(Schema.String),
+    turns: Schema.Number,
+    message: Schema.String
+  },
   { httpApiStatus: 404 }
 ) {}
 

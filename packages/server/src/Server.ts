@@ -245,6 +245,7 @@ const CheckpointHandlers = HttpApiBuilder.group(Api.Api, "checkpoint", (handlers
                 new Api.TurnNotFoundError({
                   sessionID,
                   turn: error.turn,
+                  ...(error.messageID === undefined ? {} : { messageID: error.messageID }),
                   turns: error.turns,
                   message: error.message
                 })
@@ -264,14 +265,14 @@ const CheckpointHandlers = HttpApiBuilder.group(Api.Api, "checkpoint", (handlers
       .handle("rewind", ({ params, payload }) =>
         Effect.andThen(
           idle(params.sessionID),
-          checkpoints.rewind(params.sessionID, payload.turn, payload.scope)
+          checkpoints.rewind(params.sessionID, Checkpoint.addressOf(payload), payload.scope)
         ).pipe(toApi(params.sessionID), Effect.annotateLogs({ sessionID: params.sessionID }))
       )
       .handle("fork", ({ params, payload }) =>
-        Effect.andThen(idle(params.sessionID), checkpoints.fork(params.sessionID, payload.turn)).pipe(
-          toApi(params.sessionID),
-          Effect.annotateLogs({ sessionID: params.sessionID })
-        )
+        Effect.andThen(
+          idle(params.sessionID),
+          checkpoints.fork(params.sessionID, Checkpoint.addressOf(payload))
+        ).pipe(toApi(params.sessionID), Effect.annotateLogs({ sessionID: params.sessionID }))
       )
   })
 )

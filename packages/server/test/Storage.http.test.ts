@@ -13,6 +13,7 @@ import * as SessionPrompt from "@gatehousejs/session/SessionPrompt"
 import * as SessionStore from "@gatehousejs/session/SessionStore"
 import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
+import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { stack, tempProject, until } from "./harness.ts"
 
@@ -41,7 +42,10 @@ const call = (path: string, method = "GET", body?: unknown) =>
 
 const withServer = <A, E>(
   obstruct: ReadonlyArray<string>,
-  effect: (data: string, directory: string) => Effect.Effect<A, E, Layer.Success<ReturnType<typeof stack>>>
+  effect: (
+    data: string,
+    directory: string
+  ) => Effect.Effect<A, E, Layer.Success<ReturnType<typeof stack>> | Scope.Scope>
 ) =>
   Effect.gen(function* () {
     const directory = tempProject()

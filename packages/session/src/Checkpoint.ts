@@ -83,7 +83,13 @@ type FileState = Storage.FileState
  *
  * @since 0.0.0
  */
-export const RewindInput = Schema.Struct({ turn: Turn, scope: RewindScope })
+export const RewindInput = Schema.Struct({
+  /** The turn's user message: the address that cannot drift (prefer it). */
+  messageID: Schema.optionalKey(Schema.String),
+  /** The turn's number as `list` shows it (used when `messageID` is absent). */
+  turn: Schema.optionalKey(Turn),
+  scope: RewindScope
+})
 /** @since 0.0.0 */
 export type RewindInput = typeof RewindInput.Type
 
@@ -92,7 +98,10 @@ export type RewindInput = typeof RewindInput.Type
  *
  * @since 0.0.0
  */
-export const ForkInput = Schema.Struct({ turn: Turn })
+export const ForkInput = Schema.Struct({
+  messageID: Schema.optionalKey(Schema.String),
+  turn: Schema.optionalKey(Turn)
+})
 /** @since 0.0.0 */
 export type ForkInput = typeof ForkInput.Type
 
@@ -106,6 +115,7 @@ export type ForkInput = typeof ForkInput.Type
 export const RewindResult = Schema.Struct({
   sessionID: Schema.String,
   turn: Turn,
+  messageID: Schema.String,
   scope: RewindScope,
   prompt: Schema.String,
   files: Schema.Array(
@@ -137,11 +147,14 @@ export class TurnNotFoundError extends Schema.TaggedError<TurnNotFoundError>()(
   {
     sessionID: Schema.String,
     turn: Schema.Number,
+    messageID: Schema.optionalKey(Schema.String),
     turns: Schema.Number
   }
 ) {
   override get message(): string {
-    return `session ${this.sessionID} has no turn ${this.turn} (it has ${this.turns}): list its checkpoints to pick one`
+    const which =
+      this.messageID === undefined ? `turn ${this.turn}` : `turn opened by message ${this.messageID}`
+    return `session ${this.sessionID} has no ${which} (it has ${this.turns}): list its checkpoints to pick one`
   }
 }
 
@@ -170,15 +183,34 @@ export interface Opened {
 }
 
 /**
+ * Which turn: the id of the user message that opened it (stable whatever records are
+ * missing), or its number as `list` shows it (the number of its checkpoint).
+ *
+ * @since 0.1.0
+ */
+export type TurnAddress = number | string
+
+/**
+ * The address a rewind or fork body names: its `messageID`, else its `turn` (0, no turn, when neither is given).
+ *
+ * @since 0.1.0
+ */
+export const addressOf = (input: { readonly messageID?: string; readonly turn?: number }): TurnAddress =>
+  input.messageID ?? input.turn ?? 0
+
+/**
  * @since 0.0.0
  */
 export interface Interface {
   /** The session's checkpoints, oldest first. */
   readonly list: (sessionID: string) => Effect.Effect<ReadonlyArray<Info>, Session.NotFoundError>
-  /** Rewinds the session to the start of `turn`; see the module documentation. */
+  /**
+   * Rewinds the session to the start of a turn: `turn` is its user message's id (the
+   * address to prefer) or its number as `list` shows it; see the module documentation.
+   */
   readonly rewind: (
     sessionID: string,
-    turn: number,
+    turn: TurnAddress,
     scope: RewindScope
   ) => Effect.Effect<
     RewindResult,
@@ -187,7 +219,7 @@ export interface Interface {
   /** A new session with the conversation before `turn`. */
   readonly fork: (
     sessionID: string,
-    turn: number
+    turn: TurnAddress
   ) => Effect.Effect<
     ForkResult,
     Session.NotFoundError | TurnNotFoundError | BusyError | SessionStore.StoreError
@@ -263,7 +295,11 @@ export const layer: Layer.Layer<Service, never, SessionStore.Service | Bus.Servi
       const { session } = input
       const state = storage.stateOf(session.id)
       yield* Effect.acquireRelease(state.lock.take(1), () => state.lock.release(1))
-      const turn = turns(yield* store.messages(session.id)).length + 1
+      // After every checkpoint whose turn is still in the conversation, even when a user
+      // message could not be read back (counting the messages alone would reuse a number).
+      const present = new Set(turns(yield* store.messages(session.id)).map((message) => message.info.id))
+      const numbered = (yield* indexOf(session.id)).filter((info) => present.has(info.messageID))
+      const turn = Math.max(present.size, ...numbered.map((info) => info.turn)) + 1
       const root = yield* Effect.promise(() => resolveReal(session.directory).catch(() => session.directory))
       const created = yield* Clock.currentTimeMillis
       let record: Record = {
@@ -378,26 +414,55 @@ export const layer: Layer.Layer<Service, never, SessionStore.Service | Bus.Servi
           )
         )
 
-    /** The session's turns, and turn `turn`'s user message. */
-    const turnOf = Effect.fnUntraced(function* (session: Session.Info, turn: number) {
+    /**
+     * The turn at `at`: its user message, and the number of its checkpoint (what the files
+     * are restored from), matched through the checkpoint's own `messageID`, never by
+     * counting messages, so a message that could not be read back shifts nothing.
+     */
+    const turnOf = Effect.fnUntraced(function* (session: Session.Info, at: TurnAddress) {
       const messages = yield* store.messages(session.id)
       const all = turns(messages)
-      const user = all[turn - 1]
-      if (!Number.isInteger(turn) || turn < 1 || user === undefined)
-        return yield* new TurnNotFoundError({ sessionID: session.id, turn, turns: all.length })
-      return { messages, latest: all.length, user }
+      const index = yield* indexOf(session.id).pipe(Effect.orElseSucceed((): ReadonlyArray<Info> => []))
+      const byMessage = new Map(index.map((info) => [info.messageID, info]))
+      let user: Message.WithParts | undefined
+      if (typeof at === "string") user = all.find((message) => message.info.id === at)
+      else if (Number.isInteger(at) && at >= 1) {
+        const entry = index.find((info) => info.turn === at)
+        if (entry !== undefined) user = all.find((message) => message.info.id === entry.messageID)
+        else {
+          // No checkpoint has that number: the turn at that position, unless its checkpoint says otherwise.
+          const candidate = all[at - 1]
+          const its = candidate === undefined ? undefined : byMessage.get(candidate.info.id)
+          if (its === undefined || its.turn === at) user = candidate
+        }
+      }
+      if (user === undefined)
+        return yield* new TurnNotFoundError({
+          sessionID: session.id,
+          turn: typeof at === "number" ? at : 0,
+          ...(typeof at === "string" ? { messageID: at } : {}),
+          turns: all.length
+        })
+      const from = messages.findIndex((message) => message.info.id === user.info.id)
+      const later = new Set(messages.slice(from).map((message) => message.info.id))
+      // This turn's checkpoint, else the first of a later turn (a turn without one changed no file).
+      const own = byMessage.get(user.info.id)
+      const next = index.find((info) => later.has(info.messageID))
+      const latest = Math.max(0, ...index.map((info) => info.turn))
+      const turn = own?.turn ?? next?.turn ?? latest + 1
+      return { messages, latest, user, turn }
     })
 
     const rewind = Effect.fn("Checkpoint.rewind")(function* (
       sessionID: string,
-      turn: number,
+      at: TurnAddress,
       scope: RewindScope
     ) {
       const session = yield* sessionOf(sessionID)
       return yield* exclusive(
         sessionID,
         Effect.gen(function* () {
-          const { messages, latest, user } = yield* turnOf(session, turn)
+          const { messages, latest, user, turn } = yield* turnOf(session, at)
           const code =
             scope === "conversation"
               ? { files: [], skipped: [], lost: [] }
@@ -414,6 +479,7 @@ export const layer: Layer.Layer<Service, never, SessionStore.Service | Bus.Servi
           const result: RewindResult = {
             sessionID,
             turn,
+            messageID: user.info.id,
             scope,
             prompt: promptOf(user),
             files: code.files,
@@ -426,12 +492,12 @@ export const layer: Layer.Layer<Service, never, SessionStore.Service | Bus.Servi
       )
     })
 
-    const fork = Effect.fn("Checkpoint.fork")(function* (sessionID: string, turn: number) {
+    const fork = Effect.fn("Checkpoint.fork")(function* (sessionID: string, at: TurnAddress) {
       const session = yield* sessionOf(sessionID)
       return yield* exclusive(
         sessionID,
         Effect.gen(function* () {
-          const { messages, user } = yield* turnOf(session, turn)
+          const { messages, user, turn } = yield* turnOf(session, at)
           const kept = messages.slice(
             0,
             messages.findIndex((message) => message.info.id === user.info.id)

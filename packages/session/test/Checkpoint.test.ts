@@ -16,6 +16,8 @@ import * as SessionStatus from "@gatehousejs/session/SessionStatus"
 import * as SessionStore from "@gatehousejs/session/SessionStore"
 import * as ShellContext from "@gatehousejs/shell/ShellContext"
 import * as Truncate from "@gatehousejs/truncate/Truncate"
+import * as Tool from "effect/ai/Tool"
+import * as Toolkit from "effect/ai/Toolkit"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
@@ -23,8 +25,6 @@ import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import * as Tool from "effect/ai/Tool"
-import * as Toolkit from "effect/ai/Toolkit"
 import { collect, settle } from "./helpers.ts"
 
 // A tool that deletes a file, declaring it first: any file-changing tool uses the same seam.
@@ -434,6 +434,93 @@ describe("Checkpoint", () => {
         [1, 3]
       )
     }).pipe(Effect.scoped)
+  )
+
+  it.live(
+    "a user message that cannot be read back shifts no turn: rewinds address turns by their user message",
+    () =>
+      Effect.gen(function* () {
+        const fx = yield* fixture
+        const turns: ReadonlyArray<ScriptedModel.Turn> = [
+          tool("write", { filePath: "one.txt", content: "1\n" }),
+          say("1"),
+          tool("write", { filePath: "two.txt", content: "2\n" }),
+          say("2"),
+          tool("write", { filePath: "three.txt", content: "3\n" }),
+          say("3"),
+          tool("write", { filePath: "four.txt", content: "4\n" }),
+          say("4")
+        ]
+        const { sessionID, users } = yield* withLoop(
+          fx,
+          turns.slice(0, 6),
+          Effect.gen(function* () {
+            const { prompts, store } = yield* services
+            const session = yield* prompts.create({ directory: fx.root })
+            for (const text of ["first", "second", "third"]) yield* prompts.prompt(session.id, text)
+            const messages = yield* store.messages(session.id)
+            return {
+              sessionID: session.id,
+              users: messages.filter((m) => m.info.role === "user").map((m) => m.info.id)
+            }
+          }),
+          { file: true }
+        )
+        // The second prompt's record is corrupt: after a restart the conversation has two turns.
+        yield* Effect.promise(() =>
+          NodeFs.writeFile(NodePath.join(fx.data, "message", sessionID, `${users[1]}.json`), "{ not json")
+        )
+        yield* withLoop(
+          fx,
+          turns.slice(6),
+          Effect.gen(function* () {
+            const { checkpoints, store, prompts } = yield* services
+            const list = yield* checkpoints.list(sessionID)
+            assert.deepStrictEqual(
+              list.map((info) => [info.turn, info.messageID]),
+              [
+                [1, users[0]],
+                [2, users[1]],
+                [3, users[2]]
+              ]
+            )
+            // A new turn is numbered after every checkpoint: none is overwritten.
+            yield* prompts.prompt(sessionID, "fourth")
+            assert.deepStrictEqual(
+              (yield* checkpoints.list(sessionID)).map((info) => [info.turn, info.label]),
+              [
+                [1, "first"],
+                [2, "second"],
+                [3, "third"],
+                [4, "fourth"]
+              ]
+            )
+            assert.strictEqual((yield* tree(fx.root))["four.txt"], "4\n")
+            // Turn 3 by its number: its own files come back and its own messages go, nothing of turn 1.
+            const byNumber = yield* checkpoints.rewind(sessionID, 3, "both")
+            assert.strictEqual(byNumber.messageID, users[2])
+            assert.strictEqual(byNumber.prompt, "third")
+            const now = yield* tree(fx.root)
+            assert.isUndefined(now["three.txt"])
+            assert.isUndefined(now["four.txt"])
+            assert.strictEqual(now["two.txt"], "2\n")
+            assert.strictEqual(now["one.txt"], "1\n")
+            assert.deepStrictEqual(userTexts(yield* store.messages(sessionID)), ["first"])
+            // Turn 1 by its user message's id.
+            const byMessage = yield* checkpoints.rewind(sessionID, users[0]!, "both")
+            assert.strictEqual(byMessage.turn, 1)
+            assert.strictEqual(byMessage.prompt, "first")
+            const after = yield* tree(fx.root)
+            assert.isUndefined(after["one.txt"])
+            assert.isUndefined(after["two.txt"])
+            assert.deepStrictEqual(yield* store.messages(sessionID), [])
+            const missing = yield* checkpoints.rewind(sessionID, "msg_nope", "code").pipe(Effect.flip)
+            assert.strictEqual(missing._tag, "CheckpointTurnNotFoundError")
+            assert.include(missing.message, "msg_nope")
+          }),
+          { file: true }
+        )
+      }).pipe(Effect.scoped)
   )
 
   it.live("fork: a new session with the conversation before the turn; the original is untouched", () =>
