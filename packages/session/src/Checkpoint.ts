@@ -78,6 +78,13 @@ type Info = Storage.Info
 type Record = Storage.Record
 type FileState = Storage.FileState
 
+// A body names its turn by `messageID` or by `turn`.
+const addressed = Schema.makeFilter<{ readonly messageID?: string; readonly turn?: number }>((input) =>
+  input.messageID !== undefined || input.turn !== undefined
+    ? undefined
+    : { path: ["turn"], issue: "give the turn's messageID (preferred) or its number" }
+)
+
 /**
  * The body of a rewind request (`POST /session/:id/rewind`).
  *
@@ -89,7 +96,7 @@ export const RewindInput = Schema.Struct({
   /** The turn's number as `list` shows it (used when `messageID` is absent). */
   turn: Schema.optionalKey(Turn),
   scope: RewindScope
-})
+}).check(addressed)
 /** @since 0.0.0 */
 export type RewindInput = typeof RewindInput.Type
 
@@ -101,7 +108,7 @@ export type RewindInput = typeof RewindInput.Type
 export const ForkInput = Schema.Struct({
   messageID: Schema.optionalKey(Schema.String),
   turn: Schema.optionalKey(Turn)
-})
+}).check(addressed)
 /** @since 0.0.0 */
 export type ForkInput = typeof ForkInput.Type
 
