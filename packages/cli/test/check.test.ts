@@ -198,7 +198,7 @@ describe("gatehouse check: the sandbox policy next to the verdict", () => {
       const text = await run(["--", "ls"], { cwd: dir })
       assert.strictEqual(text.code, 0, text.stderr)
       assert.include(text.stdout, "\nsandbox: auto")
-      assert.include(text.stdout, `  writable: ${dir}, /tmp (private)`)
+      assert.include(text.stdout, `  writable: ${dir}, /tmp (private to the project)`)
       assert.include(text.stdout, `  read-only: ${NodePath.join(dir, ".git")}`)
       assert.include(text.stdout, NodePath.join(dir, "prod.env"))
       assert.include(text.stdout, "  network: allowed")

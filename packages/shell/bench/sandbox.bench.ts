@@ -18,7 +18,12 @@ const built = spawnSync(process.execPath, [NodePath.join(root, "scripts", "bundl
 if (built.status !== 0) throw new Error("bench: the bundle could not be built")
 
 const ruleset = Permission.fromConfig({ "*": "allow", edit: { ".git/*": "deny" }, read: { "*.env": "deny" } })
-const policy = Sandbox.policy({ settings: Sandbox.defaults, ruleset, projectRoot: root })
+const policy = Sandbox.policy({
+  settings: Sandbox.defaults,
+  ruleset,
+  projectRoot: root,
+  tmp: Sandbox.projectTmp(root)
+})
 const wrapper = Sandbox.bwrapArgs(policy, root)
 const bin = NodePath.join(root, "packages", "cli", "dist", "gatehouse.js")
 const cases = [

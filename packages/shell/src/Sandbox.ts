@@ -11,7 +11,8 @@
  * @since 0.1.0
  */
 import { execFileSync } from "node:child_process"
-import { existsSync, lstatSync, readdirSync, realpathSync } from "node:fs"
+import { createHash } from "node:crypto"
+import { existsSync, lstatSync, mkdirSync, readdirSync, realpathSync } from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import * as Permission from "@gatehousejs/permission/Permission"
@@ -116,6 +117,11 @@ export interface Masked {
 export interface Policy {
   /** Where the command may write: the project, a private /tmp (always), `allow_write`. */
   readonly writable: ReadonlyArray<string>
+  /**
+   * The host directory mounted as the command's /tmp ({@link projectTmp}): private to the
+   * project's commands and kept between them; `undefined`: an empty /tmp per command.
+   */
+  readonly tmp?: string | undefined
   /** Inside the writable places, what `edit` rules deny: bound read-only. */
   readonly readOnly: ReadonlyArray<string>
   /** What `read` rules deny and the home's secrets. */
@@ -224,6 +230,8 @@ export const policy = (input: {
   readonly ruleset: Permission.Ruleset
   readonly projectRoot: string
   readonly home?: string | undefined
+  /** The host directory to mount as /tmp (see {@link projectTmp}); default: an empty one per command. */
+  readonly tmp?: string | undefined
 }): Policy => {
   const home = input.home ?? NodeOs.homedir()
   const root = real(input.projectRoot) ?? NodePath.resolve(input.projectRoot)
@@ -262,7 +270,35 @@ export const policy = (input: {
       `network allow-list (${input.settings.network.allow.join(", ")}) is not enforced by a proxy yet: the command gets no network`
     )
   }
-  return { writable, readOnly: inProject.readOnly, masked, network, notes }
+  return { writable, ...(input.tmp === undefined ? {} : { tmp: input.tmp }), readOnly: inProject.readOnly, masked, network, notes }
+}
+
+/**
+ * The /tmp of a project's sandboxed commands: `<system temp>/gatehouse-<uid>/tmp-<hash of
+ * the project path>`, created 0700. Private from the host's /tmp and from other projects,
+ * kept between commands (a file one command writes to /tmp is there for the next; tools'
+ * caches stay warm). `undefined` when the folder cannot be trusted (not a directory of
+ * ours, a symlink, open to others): the sandbox then gets an empty /tmp per command.
+ *
+ * @since 0.1.0
+ */
+export const projectTmp = (projectRoot: string): string | undefined => {
+  const uid = process.getuid?.() ?? -1
+  const parent = NodePath.join(NodeOs.tmpdir(), `gatehouse-${uid}`)
+  const dir = NodePath.join(
+    parent,
+    `tmp-${createHash("sha256").update(NodePath.resolve(projectRoot)).digest("hex").slice(0, 16)}`
+  )
+  const ours = (path: string) => {
+    const stat = lstatSync(path)
+    return stat.isDirectory() && !stat.isSymbolicLink() && stat.uid === uid && (stat.mode & 0o077) === 0
+  }
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 })
+    return ours(parent) && ours(dir) ? dir : undefined
+  } catch {
+    return undefined
+  }
 }
 
 /**
@@ -274,7 +310,9 @@ export const policy = (input: {
  * @since 0.1.0
  */
 export const bwrapArgs = (policy: Policy, cwd: string): Array<string> => {
-  const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+  const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+  if (policy.tmp === undefined) args.push("--tmpfs", "/tmp")
+  else args.push("--bind", policy.tmp, "/tmp")
   for (const path of policy.writable) args.push("--bind", path, path)
   for (const path of policy.readOnly) args.push("--ro-bind", path, path)
   for (const entry of policy.masked) {
@@ -400,7 +438,7 @@ export const describe = (
         : `${settings.mode} · ${enforcer}`
   return [
     `sandbox: ${how}`,
-    `  writable: ${list([...policy.writable, "/tmp (private)"])}`,
+    `  writable: ${list([...policy.writable, policy.tmp === undefined ? "/tmp (private, empty)" : "/tmp (private to the project)"])}`,
     `  read-only: ${list(policy.readOnly)}`,
     `  masked: ${list(policy.masked.map((entry) => entry.path))}`,
     `  network: ${policy.network === "none" ? "none (own network namespace)" : "allowed"}`,

@@ -5,6 +5,7 @@
 import { type ChildProcess, spawn } from "node:child_process"
 import {
   existsSync,
+  lstatSync,
   mkdirSync,
   mkdtempSync,
   readFileSync,
@@ -253,6 +254,24 @@ describe.runIf(onLinux)("commands in the sandbox (bubblewrap, for real)", () => 
       })
       assert.strictEqual(git.exitCode, 0, git.output)
       assert.match(git.output, /ok\n$/)
+    })
+  )
+
+  it.live("/tmp is the project's own: kept between its commands, apart from the host's /tmp and other projects", () =>
+    Effect.gen(function* () {
+      const name = `gatehouse-tmp-${process.pid}-${Date.now()}`
+      const wrote = yield* bash(`echo kept > /tmp/${name} && cat /tmp/${name}`)
+      assert.strictEqual(wrote.exitCode, 0, wrote.output)
+      assert.isFalse(existsSync(NodePath.join("/tmp", name)), "the host's /tmp is not the sandbox's")
+      const again = yield* bash(`cat /tmp/${name}`)
+      assert.strictEqual(again.output, "kept\n")
+      const other = NodePath.join(base, "other-project")
+      mkdirSync(other)
+      const elsewhere = yield* bash(`cat /tmp/${name}`, { projectRoot: other })
+      assert.notStrictEqual(elsewhere.exitCode, 0)
+      const tmp = Sandbox.projectTmp(project)
+      assert.isDefined(tmp)
+      assert.strictEqual(lstatSync(tmp!).mode & 0o777, 0o700)
     })
   )
 

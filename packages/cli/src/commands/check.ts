@@ -144,7 +144,8 @@ export const main = async (argv: ReadonlyArray<string>): Promise<number> => {
     const verdict = run(judge(flags.command.join(" "), cwd, dialect))
     // The policy the command would run under, next to the verdict (found without running bwrap).
     const settings = { ...Sandbox.defaults, ...config.sandbox }
-    const policy = Sandbox.policy({ settings, ruleset: config.ruleset, projectRoot: config.directory })
+    const tmp = settings.mode === "off" ? undefined : Sandbox.projectTmp(config.directory)
+    const policy = Sandbox.policy({ settings, ruleset: config.ruleset, projectRoot: config.directory, tmp })
     const enforcer = settings.mode === "off" ? undefined : Sandbox.installed()
     if (flags.json) {
       console.log(
