@@ -167,6 +167,10 @@ layer(ShellParser.layer)("issue 16", (it) => {
       expect: "ask"
     },
     { command: "'Remove-Item x' | % { $_.Trim() }", dialect: ps, block: OPEN, expect: "ask" },
+    { command: "Get-ChildItem | % Delete", dialect: ps, block: OPEN, expect: "ask" },
+    { command: "Get-ChildItem | ForEach-Object -MemberName Delete", dialect: ps, block: OPEN, expect: "ask" },
+    { command: "Get-ChildItem | ForEach-Object { $_.Name }", dialect: ps, block: OPEN, expect: "allow" },
+    { command: "Invoke-Item evil.lnk", dialect: ps, block: OPEN, expect: "ask" },
     // A backtick continuation joins the lines before they are judged.
     { command: "Get-ChildItem`\n; Remove-Item x", dialect: ps, block: DENY, expect: "deny" },
     { command: "Write-Output a `\n Remove-Item x", dialect: ps, block: DENY, expect: "allow" },
@@ -426,5 +430,33 @@ layer(ShellParser.layer)("issue 16", (it) => {
       "powershell"
     ),
     auto("Stop-Process -Id 1", "ask", "powershell")
+  ])
+
+  // The project holds `link-out -> <outside>`, a directory outside the project.
+  cases("hole 5: recursive readers that follow symlinks", [
+    { command: "grep -R secret .", block: OPEN, expect: "ask" },
+    { command: "grep -r secret .", block: OPEN, expect: "allow" },
+    { command: "grep -rn --dereference-recursive s3cret", block: OPEN, expect: "ask" },
+    { command: "rg -L s3cret", block: OPEN, expect: "ask" },
+    { command: "rg --follow s3cret src .", block: OPEN, expect: "ask" },
+    { command: "rg s3cret", block: OPEN, expect: "allow" },
+    { command: "find -L . -name '*.txt'", block: OPEN, expect: "ask" },
+    { command: "find . -follow -name '*.txt'", block: OPEN, expect: "ask" },
+    { command: "find . -name '*.txt'", block: OPEN, expect: "allow" },
+    { command: "du -L -sh .", block: OPEN, expect: "ask" },
+    { command: "tar -chf /dev/null .", block: OPEN, expect: "ask" },
+    { command: "cp -rL . /dev/null", block: OPEN, expect: "ask" },
+    { command: "Get-ChildItem -Recurse -FollowSymlink .", dialect: ps, block: OPEN, expect: "ask" },
+    { command: "Get-ChildItem -Recurse .", dialect: ps, block: OPEN, expect: "allow" },
+    { command: "grep -R TODO src", block: OPEN, expect: "allow" },
+    {
+      command: "grep -R s3cret .",
+      block: {
+        bash: { "*": "allow" },
+        external_directory: "allow",
+        read: { "*": "allow", "*secret*": "deny" }
+      },
+      expect: "deny"
+    }
   ])
 })

@@ -1,6 +1,7 @@
 // What commands touch on disk: the directories they move into (`cd`, `pushd`,
 // `Set-Location`), and their file arguments and redirection targets, resolved against every
 // directory they may run in and classified read or write.
+import * as fs from "node:fs"
 import * as NodePath from "node:path"
 import type { PathAccess } from "../ShellAnalysis.ts"
 import { commandNote, type Env, type MutableCommand, type Scope } from "./env.ts"
@@ -475,6 +476,10 @@ export const argumentPaths = (
   ) {
     operands.push(staticWord("."))
   }
+  const follows = Programs.followsLinks(
+    key,
+    words.map((w) => w.value)
+  )
   operands.forEach((word, index) => {
     let access: "read" | "write" = "read"
     if (writesAll) access = "write"
@@ -488,6 +493,71 @@ export const argumentPaths = (
     else if (key === "mv") access = "write"
     touch(env, command, word, access, "argument", scope)
   })
+  if (follows) followedLinks(env, command)
+}
+
+const LINK_DEPTH = 8
+const LINK_ENTRIES = 5_000
+
+/**
+ * For a program that follows symbolic links inside the trees it reads: every link under the
+ * directories it reads that leads out of the project is a read of where it leads (bounded in
+ * depth and entries; past the bound, the command is unmodelled).
+ */
+export const followedLinks = (env: Env, command: MutableCommand): void => {
+  const roots = env.paths.filter(
+    (p) => p.command === command.index && p.access === "read" && p.isDirectory && p.via === "argument"
+  )
+  let seen = 0
+  const visited = new Set<string>()
+  const walk = (directory: string, depth: number): boolean => {
+    if (visited.has(directory)) return true
+    visited.add(directory)
+    let entries: Array<fs.Dirent>
+    try {
+      entries = fs.readdirSync(directory, { withFileTypes: true })
+    } catch {
+      return true
+    }
+    for (const entry of entries) {
+      if (++seen > LINK_ENTRIES) return false
+      const path = NodePath.join(directory, entry.name)
+      if (entry.isSymbolicLink()) {
+        const { real, directory: isDirectory, exists } = env.resolver.resolve(path)
+        if (!exists) continue
+        if (!env.resolver.inside(real)) {
+          addPath(env, {
+            text: path,
+            path: real,
+            access: "read",
+            via: "argument",
+            inside: false,
+            directory: isDirectory ? real : NodePath.dirname(real),
+            isDirectory,
+            exists,
+            command: command.index
+          })
+          if (isDirectory && depth < LINK_DEPTH && !walk(real, depth + 1)) return false
+        } else if (isDirectory && depth < LINK_DEPTH && !walk(real, depth + 1)) return false
+        continue
+      }
+      if (entry.isDirectory()) {
+        if (depth >= LINK_DEPTH) return false
+        if (!walk(path, depth + 1)) return false
+      }
+    }
+    return true
+  }
+  for (const root of roots) {
+    if (!walk(root.path, 0)) {
+      commandNote(
+        command,
+        "unmodelled",
+        `follows symbolic links under \`${root.text}\`: the tree is too large or deep to list where they lead`
+      )
+      return
+    }
+  }
 }
 
 const sedInPlace = (words: ReadonlyArray<Word>): boolean =>

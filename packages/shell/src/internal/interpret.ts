@@ -5,7 +5,14 @@ import type { Command, Redirect } from "../ShellAnalysis.ts"
 import type { Dialect } from "../ShellParser.ts"
 import * as Canonical from "./canonical.ts"
 import { commandNote, type Env, type MutableCommand, note, type Payload, type Scope } from "./env.ts"
-import { argumentPaths, changeDirectory, commandRedirect, enterDirectory, touch } from "./files.ts"
+import {
+  argumentPaths,
+  changeDirectory,
+  commandRedirect,
+  enterDirectory,
+  followedLinks,
+  touch
+} from "./files.ts"
 import type { RawAssignment, RawCommand, RawRedirect, WalkResult, Word } from "./model.ts"
 import { staticWord } from "./model.ts"
 import * as Programs from "./programs.ts"
@@ -1205,6 +1212,13 @@ const find = (env: Env, command: MutableCommand, words: ReadonlyArray<Word>, sco
   for (const root of roots.length > 0 ? roots : [staticWord(".")]) {
     touch(env, command, root, destructive ? "write" : "read", "argument", scope)
   }
+  if (
+    Programs.followsLinks(
+      "find",
+      words.map((w) => w.value)
+    )
+  )
+    followedLinks(env, command)
 }
 
 const startProcess = (env: Env, command: MutableCommand, words: ReadonlyArray<Word>, scope: Scope): void => {

@@ -1506,3 +1506,40 @@ export const SEARCH_OPTION_VALUES: ReadonlyMap<
 /** A PowerShell parameter name abbreviated to at least `minimum + 1` characters. */
 export const isAbbreviation = (option: string, full: string, minimum: number): boolean =>
   option.length >= minimum + 1 && full.startsWith(option)
+
+const RECURSIVE = /^(-[a-zA-Z]*[rRa][a-zA-Z]*|--recursive|--archive)$/
+/**
+ * Does the command follow symbolic links inside the trees it reads (`grep -R`, `rg -L`,
+ * `tar -h`, `cp -rL`, `find -L`, `du -L`, `rsync -L`, `Get-ChildItem -FollowSymlink`)? It
+ * then reads what the links point to, wherever that is.
+ */
+export const followsLinks = (key: string, argv: ReadonlyArray<string>): boolean => {
+  const args = argv.slice(1)
+  const has = (pattern: RegExp) => args.some((a) => pattern.test(a))
+  switch (key) {
+    case "grep":
+    case "egrep":
+    case "fgrep":
+      return has(/^(-[a-zA-Z]*R[a-zA-Z]*|--dereference-recursive)$/)
+    case "rg":
+      return has(/^(-[a-zA-Z.]*L[a-zA-Z.]*|--follow)$/)
+    case "tar":
+      return has(/^(-[a-zA-Z]*h[a-zA-Z]*|--dereference)$/) || /^[a-zA-Z]*h[a-zA-Z]*$/.test(args[0] ?? "")
+    case "cp":
+      return has(/^(-[a-zA-Z]*L[a-zA-Z]*|--dereference)$/) && has(RECURSIVE)
+    case "rsync":
+      return has(/^(-[a-zA-Z]*L[a-zA-Z]*|--copy-links|--copy-unsafe-links)$/)
+    case "find":
+      return has(/^(-L|-follow)$/)
+    case "du":
+      return has(/^(-[a-zA-Z]*L[a-zA-Z]*|--dereference)$/)
+    case "zip":
+      return !has(/^(-[a-zA-Z]*y[a-zA-Z]*|--symlinks)$/) && has(/^-[a-zA-Z]*r/)
+    case "get-childitem":
+    case "copy-item":
+    case "select-string":
+      return args.some((a) => /^-fo(l(l(o(w(s(y(m(l(i(n(k)?)?)?)?)?)?)?)?)?)?)?$/i.test(a))
+    default:
+      return false
+  }
+}

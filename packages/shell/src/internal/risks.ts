@@ -197,8 +197,32 @@ export const check = (key: string, words: ReadonlyArray<Word>, sink: Sink): void
       sink.note("executes", "Add-Type compiles and loads code")
       return
     case "invoke-item":
-      sink.note("executes", "Invoke-Item opens files with their default program")
+      opaque(sink, "Invoke-Item opens files with their default program (a script or shortcut runs)")
       return
+    case "foreach-object": {
+      // `% Delete` and `-MemberName Delete` call that method on every input object.
+      for (let i = 1; i < words.length; i++) {
+        const word = words[i]!
+        if (word.scriptBlock) continue
+        if (word.parameter) {
+          const option = word.value.toLowerCase()
+          if (isPrefix(option, "-membername", 2)) {
+            opaque(sink, `${name} -MemberName calls a method on every input object`)
+            return
+          }
+          if (
+            isPrefix(option, "-inputobject", 2) ||
+            isPrefix(option, "-throttlelimit", 2) ||
+            isPrefix(option, "-argumentlist", 2)
+          )
+            i++
+          continue
+        }
+        opaque(sink, `${name} ${word.raw} calls the member \`${word.raw}\` on every input object`)
+        return
+      }
+      return
+    }
     case "import-module":
       sink.note("executes", "Import-Module loads code")
       return
