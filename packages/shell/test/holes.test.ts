@@ -6,7 +6,7 @@ import * as NodePath from "node:path"
 import { assert, describe, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { afterAll } from "vitest"
-import { ShellParser } from "../src/index.ts"
+import { ShellGate, ShellParser } from "../src/index.ts"
 import { type JudgeOptions, judge, makeProject, notes, removeProject } from "./gate-support.ts"
 
 const project = makeProject()
@@ -459,4 +459,29 @@ layer(ShellParser.layer)("issue 16", (it) => {
       expect: "deny"
     }
   ])
+
+  describe("canonical forms in the gate", () => {
+    it.effect("the prefix, the patterns and always come from the canonical form too", () =>
+      Effect.gen(function* () {
+        const verdict = yield* judge(project, "git -C src --no-pager log --oneline", { block: OPEN })
+        const command = verdict.analysis.commands[0]!
+        assert.deepStrictEqual(command.canonical, ["git", "log", "--oneline"])
+        assert.deepStrictEqual(command.prefix, ["git", "log"])
+        const bash = verdict.requests.find((r) => r.permission === "bash")!
+        assert.includeMembers(
+          [...bash.patterns],
+          ["git -C src --no-pager log --oneline", "git log --oneline"]
+        )
+        assert.includeMembers([...bash.always], ["git log *", "git -C src --no-pager log --oneline"])
+        assert.deepStrictEqual(ShellGate.canonicalPatterns(command), ["git log --oneline"])
+      })
+    )
+    it.effect("the directory of -C is judged like a cd: relative paths resolve there", () =>
+      Effect.gen(function* () {
+        const verdict = yield* judge(project, "git -C link-out add secret.txt", { block: OPEN })
+        assert.isTrue(verdict.analysis.paths.some((p) => !p.inside && p.via === "cd"))
+        assert.isTrue(verdict.analysis.paths.some((p) => p.path.endsWith("outside/secret.txt")))
+      })
+    )
+  })
 })
