@@ -10,8 +10,14 @@
  * when they are gone. Loss inside the bus shows as a jump in ids and also becomes
  * `server.resync`: a UI is never left with a silent gap.
  *
+ * An SSE `id:` is `<run>-<event id>`: `<run>` is drawn when the layer starts (one per server
+ * run), `<event id>` is the envelope's `id`. A `Last-Event-ID` from another run (the server
+ * restarted) or without a run gets `server.resync` with reason `unknown-id`, never the new
+ * run's events as if they followed it.
+ *
  * @since 0.0.0
  */
+import { randomBytes } from "node:crypto"
 import * as Bus from "@gatehousejs/core/Bus"
 import * as BusEvent from "@gatehousejs/core/BusEvent"
 import * as Instance from "@gatehousejs/core/Instance"
@@ -105,6 +111,8 @@ export interface Stats {
   readonly replayBytes: number
   /** Id of the newest event seen (0 before the first). */
   readonly lastEventId: number
+  /** This run's prefix of every SSE id (`<run>-<event id>`). */
+  readonly run: string
 }
 
 /**
@@ -153,20 +161,22 @@ const json = (value: unknown): string => {
   }
 }
 
-const renderEnvelope = (envelope: BusEvent.Envelope): Buffer => {
+const renderEnvelope = (run: string, envelope: BusEvent.Envelope): Buffer => {
   let data = json(envelope)
   // A property JSON cannot express (a bigint, a cycle) must not take the stream down.
   if (data === "null") data = json({ id: envelope.id, type: envelope.type, properties: null })
-  return Buffer.from(`id: ${envelope.id}\ndata: ${data}\n\n`)
+  return Buffer.from(`id: ${run}-${envelope.id}\ndata: ${data}\n\n`)
 }
 
-const renderServerEvent = (type: string, properties: object, id?: number): Buffer =>
+const renderServerEvent = (type: string, properties: object, id?: string): Buffer =>
   Buffer.from(`${id === undefined ? "" : `id: ${id}\n`}data: ${json({ type, properties })}\n\n`)
 
 const CONNECTED = renderServerEvent(Event.Connected.type, {})
 const HEARTBEAT = renderServerEvent(Event.Heartbeat.type, {})
-const resyncFrame = (reason: ResyncReason, cursor: number) =>
-  renderServerEvent(Event.Resync.type, { reason }, cursor)
+const resyncFrame = (run: string, reason: ResyncReason, cursor: number) =>
+  renderServerEvent(Event.Resync.type, { reason }, `${run}-${cursor}`)
+
+const LAST_EVENT_ID = /^([0-9a-z]{1,32})-(\d{1,15})$/
 
 // ---------------------------------------------------------------------------------------
 // Clients and the replay buffer
@@ -245,6 +255,8 @@ export const layerWith = (
       const queueBytesMax = Math.max(1, options.clientQueueBytes ?? 8 * 1024 * 1024)
       const heartbeat = Duration.fromInputUnsafe(options.heartbeat ?? Duration.seconds(10))
 
+      // This run's id prefix: an id from before a restart names no event of this run.
+      const run = randomBytes(6).toString("hex")
       const clients = new Set<Client>()
       const replay: Replay = { ids: [], frames: [], start: 0, bytes: 0 }
       let lastEventId = 0
@@ -293,7 +305,7 @@ export const layerWith = (
         if (client.frames.length + 1 > queueEventsMax || client.bytes + frame.length > queueBytesMax) {
           // The client stopped reading: drop its backlog (this frame included) and tell it
           // to refetch everything up to the newest id.
-          const resync = resyncFrame("client-overflow", lastEventId)
+          const resync = resyncFrame(run, "client-overflow", lastEventId)
           client.frames = [resync]
           client.bytes = resync.length
         } else {
@@ -322,10 +334,10 @@ export const layerWith = (
             // The bus slid past events this subscription never read: no replay can span it.
             clearReplay()
             lastEventId = envelope.id - 1
-            broadcast(resyncFrame("bus-overflow", lastEventId))
+            broadcast(resyncFrame(run, "bus-overflow", lastEventId))
           }
           seen = true
-          const frame = renderEnvelope(envelope)
+          const frame = renderEnvelope(run, envelope)
           lastEventId = envelope.id
           remember(envelope.id, frame)
           broadcast(frame)
@@ -365,12 +377,13 @@ export const layerWith = (
       const register = (lastEventIdHeader: string | undefined): Client => {
         const client: Client = { frames: [CONNECTED], bytes: CONNECTED.length, ended: false, wake: undefined }
         if (lastEventIdHeader !== undefined) {
-          const after = /^\d{1,15}$/.test(lastEventIdHeader.trim()) ? Number(lastEventIdHeader.trim()) : -1
+          const parsed = LAST_EVENT_ID.exec(lastEventIdHeader.trim())
+          const after = parsed !== null && parsed[1] === run ? Number(parsed[2]) : -1
           const oldest = replayLength(replay) > 0 ? replay.ids[replay.start]! : lastEventId + 1
           if (after < 0 || after > lastEventId) {
-            push(client, resyncFrame("unknown-id", lastEventId))
+            push(client, resyncFrame(run, "unknown-id", lastEventId))
           } else if (after + 1 < oldest) {
-            push(client, resyncFrame("replay-gap", lastEventId))
+            push(client, resyncFrame(run, "replay-gap", lastEventId))
           } else {
             for (let i = replay.start; i < replay.ids.length; i++) {
               if (replay.ids[i]! > after) push(client, replay.frames[i]!)
@@ -425,7 +438,8 @@ export const layerWith = (
           queuedBytes: [...clients].reduce((sum, client) => sum + client.bytes, 0),
           replayEvents: replayLength(replay),
           replayBytes: replay.bytes,
-          lastEventId
+          lastEventId,
+          run
         })
       )
 

@@ -71,7 +71,7 @@ layer(stack({ directory, token: TOKEN, events: { replayEvents: 100 } }), { exclu
         for (let n = 31; n <= 40; n++) yield* publish(n)
         while ((yield* events.stats).lastEventId < Number(ticks(seen).at(-1)!.id) + 10) yield* tick
 
-        const resumed = yield* open({ "last-event-id": tenth.id! })
+        const resumed = yield* open({ "last-event-id": tenth.rawId! })
         const replayed = yield* Effect.promise(() => resumed.until((p) => ticks(p.frames).length >= 30))
         assert.strictEqual(replayed[0]!.type, "server.connected")
         assert.deepStrictEqual(
@@ -85,7 +85,7 @@ layer(stack({ directory, token: TOKEN, events: { replayEvents: 100 } }), { exclu
         for (let n = 41; n <= 190; n++) yield* publish(n)
         const latest = (yield* events.stats).lastEventId
         while ((yield* events.stats).lastEventId < latest) yield* tick
-        const late = yield* open({ "last-event-id": tenth.id! })
+        const late = yield* open({ "last-event-id": tenth.rawId! })
         const frames = yield* Effect.promise(() => late.until((p) => p.count >= 2))
         assert.strictEqual(frames[1]!.type, "server.resync")
         assert.strictEqual(frames[1]!.properties.reason, "replay-gap")

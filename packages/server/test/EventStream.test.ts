@@ -22,10 +22,16 @@ const setup = (options: EventStream.Options = {}, busCapacity = Bus.DEFAULT_CAPA
   )
 
 /** Opens a client and returns a reader that pulls until it has `n` frames (or the end). */
-const open = (lastEventId?: string) =>
+/** Connects; a `lastEventId` of digits only is an event id of this run (sent as `<run>-<id>`). */
+const open = (lastEventId?: string, options: { readonly raw?: boolean } = {}) =>
   Effect.gen(function* () {
     const events = yield* EventStream.Service
-    const pull = yield* Stream.toPull(events.connect({ lastEventId }))
+    const { run } = yield* events.stats
+    const sent =
+      lastEventId !== undefined && options.raw !== true && /^\d+$/.test(lastEventId)
+        ? `${run}-${lastEventId}`
+        : lastEventId
+    const pull = yield* Stream.toPull(events.connect({ lastEventId: sent }))
     const parser = new SseParser()
     let ended = false
     /** Pulls until there are `n` frames, or one with SSE id `id`, or the end. */
@@ -138,6 +144,17 @@ describe("EventStream", () => {
         const frames = yield* client.until(2)
         assert.strictEqual(frames[1]!.type, "server.resync")
         assert.strictEqual(frames[1]!.properties.reason, "unknown-id")
+      }
+      // An id of an event this run has, but from another run (before a restart), or
+      // without a run at all: never taken for this run's event 2.
+      const { run } = yield* EventStream.Service.use((events) => events.stats)
+      for (const id of ["0123456789ab-2", "2"]) {
+        assert.notStrictEqual(id.split("-")[0], run)
+        const client = yield* open(id, { raw: true })
+        const frames = yield* client.until(2)
+        assert.strictEqual(frames[1]!.type, "server.resync")
+        assert.strictEqual(frames[1]!.properties.reason, "unknown-id")
+        assert.strictEqual(frames[1]!.rawId, `${run}-3`)
       }
       // Caught up exactly: nothing to replay, no resync.
       const current = yield* open("3")

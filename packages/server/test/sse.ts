@@ -1,6 +1,10 @@
 // A minimal SSE reader for tests: feed it bytes, take whole frames out.
 export interface SseFrame {
+  /** The event id (the SSE id without its run prefix). */
   readonly id: string | undefined
+  /** The SSE id as sent (`<run>-<event id>`), what `Last-Event-ID` carries back. */
+  readonly rawId: string | undefined
+  readonly run: string | undefined
   readonly type: string
   readonly envelopeId: number | undefined
   readonly properties: any
@@ -33,7 +37,16 @@ export class SseParser {
       }
       if (data !== "") {
         const json = JSON.parse(data)
-        const frame: SseFrame = { id, type: json.type, envelopeId: json.id, properties: json.properties }
+        // `id:` is `<run>-<event id>`: `id` is the event id, `rawId` what a client sends back.
+        const dash = id?.lastIndexOf("-") ?? -1
+        const frame: SseFrame = {
+          id: id === undefined || dash === -1 ? id : id.slice(dash + 1),
+          rawId: id,
+          run: id === undefined || dash === -1 ? undefined : id.slice(0, dash),
+          type: json.type,
+          envelopeId: json.id,
+          properties: json.properties
+        }
         this.count++
         this.options.onFrame?.(frame)
         if (this.options.keep !== false) this.frames.push(frame)
