@@ -227,6 +227,12 @@ layer(ShellParser.layer)("issue 16", (it) => {
     { command: "npm --prefix ../x test", block: STRICT, expect: "ask" },
     { command: "make -C /tmp all", block: OPEN, expect: "ask" },
     { command: "GIT_DIR=../x/.git git log", block: OPEN, expect: "ask" },
+    { command: "tar -C /tmp -xf a.tar", block: OPEN, expect: "ask" },
+    { command: "tar --directory=.. -cf /dev/null x", block: OPEN, expect: "ask" },
+    { command: "go -C .. build ./...", block: OPEN, expect: "ask" },
+    { command: "pnpm -C .. test", block: OPEN, expect: "ask" },
+    { command: "yarn --cwd /tmp test", block: OPEN, expect: "ask" },
+    { command: "bun --cwd /tmp test", block: OPEN, expect: "ask" },
     // A subcommand that is not a static word asks even where `*` allows.
     { command: "git $sub -f", block: DENY, expect: "ask" },
     { command: 'git "$@"', block: OPEN, expect: "ask" },

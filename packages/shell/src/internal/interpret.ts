@@ -381,6 +381,20 @@ const interpretWords = (
     }
     if (form.moved) command.canonical = form.words.map((w) => w.value)
     args = form.words
+  } else if (key === "tar" || key === "bsdtar") {
+    // `tar -C dir`: the names after it are read or written there.
+    for (let i = 1; i < words.length; i++) {
+      const text = words[i]!.value
+      const value =
+        text === "-C" || text === "--directory"
+          ? words[i + 1]
+          : text.startsWith("--directory=")
+            ? { ...staticWord(text.slice(12)), path: words[i]!.path?.slice(12) }
+            : undefined
+      if (value === undefined) continue
+      if (inner === scope) inner = { ...scope, cwds: [...scope.cwds] }
+      enterDirectory(env, command, value, inner, `${program} ${text.split("=")[0]}`)
+    }
   }
 
   if (key === "ln" || key === "link" || (key === "new-item" && createsLink(words))) env.links.push(command)
