@@ -51,6 +51,7 @@ describe("gatehouse demo", () => {
     assert.strictEqual(stderr, "")
     assert.strictEqual(code, 0)
     const expect = [
+      "sandbox: active (bwrap): commands can write only inside the workspace",
       "thinking: The user wants a tour",
       "assistant: I'll start by looking at what is in this project.",
       "▸ list",
@@ -61,6 +62,10 @@ describe("gatehouse demo", () => {
       "sh scripts/check.sh",
       "allowed once (--yes)",
       "2 files checked, 0 problems",
+      // What the gate cannot see (a write inside a script) the sandbox refuses.
+      "sh scripts/cache.sh",
+      "Read-only file system",
+      "the sandbox refused a write outside the writable places",
       '✗ bash Denied by rule bash "rm *" deny',
       "output truncated; the full output was saved to .gatehouse/tool-output/tool_",
       "doom loop",
@@ -80,7 +85,7 @@ describe("gatehouse demo", () => {
       "› Make the greeting friendlier.",
       'src/greet.ts: export const greet = (name: string): string => "Hello, " + name + "!"',
       "what a shell command changed is not rewound",
-      "Done: 12 model calls"
+      "Done: 13 model calls"
     ]
     let from = 0
     for (const text of expect) {

@@ -10,7 +10,7 @@ import * as BusEvent from "@gatehousejs/core/BusEvent"
 import * as Instance from "@gatehousejs/core/Instance"
 import * as ApprovalStore from "@gatehousejs/permission/ApprovalStore"
 import * as Permission from "@gatehousejs/permission/Permission"
-import type * as Sandbox from "@gatehousejs/shell/Sandbox"
+import * as Sandbox from "@gatehousejs/shell/Sandbox"
 import * as Checkpoint from "@gatehousejs/session/Checkpoint"
 import * as DefaultTools from "@gatehousejs/session/DefaultTools"
 import type * as Message from "@gatehousejs/session/Message"
@@ -67,15 +67,33 @@ echo "checking src/math.ts ... ok"
 echo "2 files checked, 0 problems"
 `
 
-/** Lays out the demo project and returns its directory. */
+// What the gate cannot see: the command is \`sh scripts/cache.sh\`, the write outside the
+// project is inside the script. The sandbox refuses it; without one it lands in the demo's
+// own temporary folder, beside the project, which is removed with it.
+const cacheScript = `#!/bin/sh
+echo "warming the build cache in ../build-cache"
+mkdir -p ../build-cache && echo warm > ../build-cache/stamp && echo "cache warm"
+`
+
+/**
+ * Lays out the demo project in `<data>/gatehouse/demo-XXXXXX/project` and returns its
+ * directory; the folder around it (removed afterwards) is what lies "outside the project".
+ */
 const makeWorkspace = async (): Promise<string> => {
-  const root = await NodeFs.realpath(await NodeFs.mkdtemp(NodePath.join(NodeOs.tmpdir(), "gatehouse-demo-")))
+  // Not under /tmp: the sandbox gives commands a /tmp of their own, so the folder around a
+  // project there would not be "outside" for them.
+  const xdg = process.env.XDG_DATA_HOME ?? ""
+  const data = NodePath.join(NodePath.isAbsolute(xdg) ? xdg : NodePath.join(NodeOs.homedir(), ".local", "share"), "gatehouse")
+  await NodeFs.mkdir(data, { recursive: true, mode: 0o700 })
+  const folder = await NodeFs.realpath(await NodeFs.mkdtemp(NodePath.join(data, "demo-")))
+  const root = NodePath.join(folder, "project")
   const files: Record<string, string> = {
     "README.md":
-      "# tour-demo\n\nA tiny TypeScript project the Gatehouse demo plays in.\n\n- `src/` holds the code.\n- Run the checks with `sh scripts/check.sh`.\n- Test results go to `logs/test.log`.\n",
+      "# tour-demo\n\nA tiny TypeScript project the Gatehouse demo plays in.\n\n- `src/` holds the code.\n- Run the checks with `sh scripts/check.sh`.\n- Warm the build cache with `sh scripts/cache.sh`.\n- Test results go to `logs/test.log`.\n",
     "src/greet.ts": 'export const greet = (name: string): string => "Hello, " + name + "!"\n',
     "src/math.ts": "export const add = (a: number, b: number): number => a + b\n",
     "scripts/check.sh": checkScript,
+    "scripts/cache.sh": cacheScript,
     "build/app.js": "console.log('built')\n",
     "logs/status.txt": "build pending\n",
     "logs/test.log": `${Array.from({ length: 3000 }, (_, i) => `test ${String(i + 1).padStart(4, "0")} ... ok`).join("\n")}\n3000 passed, 0 failed\n`,
@@ -86,6 +104,16 @@ const makeWorkspace = async (): Promise<string> => {
     await NodeFs.writeFile(NodePath.join(root, path), content)
   }
   return root
+}
+
+// Says at the start whether commands will run in the kernel sandbox.
+const sandboxLine = (mode: Sandbox.Mode): string => {
+  if (mode === "off") return "sandbox: off (--sandbox off): commands run unsandboxed"
+  const found = Sandbox.detect()
+  if (found.kind !== undefined) return `sandbox: active (${found.kind}): commands can write only inside the workspace`
+  return mode === "enforce"
+    ? `sandbox: enforced but unavailable (${found.reason}): commands will be refused`
+    : `sandbox: unavailable (${found.reason}): commands run unsandboxed`
 }
 
 const firstLine = (path: string) => {
@@ -238,6 +266,10 @@ export const renderer = (
           .slice(3)
           .filter((l) => l.startsWith("-") || l.startsWith("+")))
           line(c.dim(`    │ ${text}`))
+      const refused = state.metadata.sandboxRefusal
+      if (typeof refused === "string") {
+        line(`    ${c.yellow("⛨")} the sandbox refused ${refused}: the gate let the command run, the kernel kept it in`)
+      }
       const outputPath = state.metadata.outputPath
       if (typeof outputPath === "string") {
         stats.spilled.push(outputPath)
@@ -383,6 +415,7 @@ const run = (flags: Flags, workspace: string) =>
         c.dim(`workspace: ${workspace} (a temporary copy of a tiny project; your files are not touched)`)
       )
       view.line(c.dim(`rules: ${JSON.stringify(CONFIG.permission)}`))
+      view.line(c.dim(sandboxLine(sandbox.mode ?? "auto")))
       if (!interactive)
         view.line(
           c.yellow(
@@ -489,7 +522,7 @@ export const main = async (argv: ReadonlyArray<string>): Promise<number> => {
   } finally {
     if (workspace !== undefined) {
       if (flags.keep) console.log(`The workspace was kept: ${workspace}`)
-      else await NodeFs.rm(workspace, { recursive: true, force: true })
+      else await NodeFs.rm(NodePath.dirname(workspace), { recursive: true, force: true })
     }
     process.off("SIGINT", onSignal)
     process.off("SIGTERM", onSignal)
