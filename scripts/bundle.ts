@@ -8,8 +8,8 @@
 //   node scripts/bundle.ts             build
 //   node scripts/bundle.ts --if-stale  build only when a source is newer than the bundle
 import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, statSync } from "node:fs"
-import * as NodePath from "node:path"
 import { builtinModules } from "node:module"
+import * as NodePath from "node:path"
 import { build } from "rolldown"
 
 const root = NodePath.resolve(import.meta.dirname, "..")

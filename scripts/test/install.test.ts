@@ -3,8 +3,16 @@
 // type stripping under node_modules), and used there as a user would: the agent program of
 // the root README, every package README's example, `tsc --noEmit` on all of them against
 // the published declarations, and the installed `gatehouse` command.
-import { spawnSync, type SpawnSyncReturns } from "node:child_process"
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs"
+import { type SpawnSyncReturns, spawnSync } from "node:child_process"
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync
+} from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
@@ -14,8 +22,18 @@ const work = realpathSync(mkdtempSync(NodePath.join(NodeOs.tmpdir(), "gatehouse-
 const tarballs = NodePath.join(work, "tarballs")
 const project = NodePath.join(work, "project")
 
-const run = (command: string, args: ReadonlyArray<string>, cwd: string, timeout = 240_000): SpawnSyncReturns<string> => {
-  const result = spawnSync(command, args, { cwd, encoding: "utf8", timeout, env: { ...process.env, NO_COLOR: "1" } })
+const run = (
+  command: string,
+  args: ReadonlyArray<string>,
+  cwd: string,
+  timeout = 240_000
+): SpawnSyncReturns<string> => {
+  const result = spawnSync(command, args, {
+    cwd,
+    encoding: "utf8",
+    timeout,
+    env: { ...process.env, NO_COLOR: "1" }
+  })
   if (result.error) throw result.error
   return result
 }
@@ -36,7 +54,10 @@ beforeAll(() => {
   ok(run("pnpm", ["run", "build"], root), "pnpm run build")
   mkdirSync(tarballs)
   for (const name of packages) {
-    ok(run("pnpm", ["pack", "--pack-destination", tarballs], NodePath.join(root, "packages", name)), `pnpm pack ${name}`)
+    ok(
+      run("pnpm", ["pack", "--pack-destination", tarballs], NodePath.join(root, "packages", name)),
+      `pnpm pack ${name}`
+    )
   }
   mkdirSync(project)
   const dependencies: Record<string, string> = {
@@ -84,9 +105,9 @@ beforeAll(() => {
   assert.lengthOf(agent, 1, "the root README has one ```ts program, the agent of 'Use it in your agent'")
   programs.push({ name: "agent", source: agent[0]! })
   for (const name of packages) {
-    examples(NodePath.join(root, "packages", name, "README.md")).forEach((source, index) =>
+    for (const [index, source] of examples(NodePath.join(root, "packages", name, "README.md")).entries()) {
       programs.push({ name: `${name}-${index + 1}`, source })
-    )
+    }
   }
   for (const program of programs) writeFileSync(NodePath.join(project, `${program.name}.ts`), program.source)
 }, 600_000)
@@ -95,7 +116,11 @@ afterAll(() => rmSync(work, { recursive: true, force: true }))
 
 describe("installed from the packed tarballs with npm", () => {
   it("holds one copy of effect, shared by every package", () => {
-    const copies = run("find", ["node_modules", "-path", "*/effect/package.json", "-not", "-path", "*/@effect/*"], project)
+    const copies = run(
+      "find",
+      ["node_modules", "-path", "*/effect/package.json", "-not", "-path", "*/@effect/*"],
+      project
+    )
     assert.deepStrictEqual(ok(copies, "find").trim().split("\n"), ["node_modules/effect/package.json"])
   })
 
@@ -118,9 +143,14 @@ describe("installed from the packed tarballs with npm", () => {
   it("gatehouse check judges with the project's gatehouse.json", () => {
     const gatehouse = NodePath.join(project, "node_modules", ".bin", "gatehouse")
     assert.include(ok(run(gatehouse, ["check", "--", "ls"], project), "gatehouse check"), "verdict: allow")
-    writeFileSync(NodePath.join(project, "gatehouse.json"), JSON.stringify({ permission: { bash: { "rm *": "deny" } } }))
+    writeFileSync(
+      NodePath.join(project, "gatehouse.json"),
+      JSON.stringify({ permission: { bash: { "rm *": "deny" } } })
+    )
     try {
-      const json = JSON.parse(ok(run(gatehouse, ["check", "--json", "--", "rm -rf build"], project), "check --json"))
+      const json = JSON.parse(
+        ok(run(gatehouse, ["check", "--json", "--", "rm -rf build"], project), "check --json")
+      )
       assert.strictEqual(json.decision, "deny")
     } finally {
       rmSync(NodePath.join(project, "gatehouse.json"))
@@ -133,13 +163,20 @@ describe("installed from the packed tarballs with npm", () => {
     writeFileSync(NodePath.join(alone, "package.json"), JSON.stringify({ name: "cli-alone", private: true }))
     const cli = readdirSync(tarballs).find((file) => file.startsWith("gatehousejs-cli-"))!
     ok(
-      run("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", NodePath.join(tarballs, cli)], alone),
+      run(
+        "npm",
+        ["install", "--no-audit", "--no-fund", "--loglevel=error", NodePath.join(tarballs, cli)],
+        alone
+      ),
       "npm install @gatehousejs/cli"
     )
     const installed = readdirSync(NodePath.join(alone, "node_modules")).sort()
     assert.notInclude(installed, "effect")
     assert.notInclude(installed, "@effect")
-    const out = ok(run(NodePath.join(alone, "node_modules", ".bin", "gatehouse"), ["check", "--", "ls -la"], alone), "check")
+    const out = ok(
+      run(NodePath.join(alone, "node_modules", ".bin", "gatehouse"), ["check", "--", "ls -la"], alone),
+      "check"
+    )
     assert.include(out, "verdict: allow")
   })
 

@@ -8,13 +8,15 @@ import { spawn, spawnSync } from "node:child_process"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
-import { median, report, root, type Row } from "../../../scripts/bench-kit.ts"
+import { median, type Row, report, root } from "../../../scripts/bench-kit.ts"
 
 const bin = NodePath.join(root, "packages", "cli", "dist", "gatehouse.js")
 const rounds = 15
 const warmup = 3
 
-const built = spawnSync(process.execPath, [NodePath.join(root, "scripts", "bundle.ts"), "--if-stale"], { stdio: "inherit" })
+const built = spawnSync(process.execPath, [NodePath.join(root, "scripts", "bundle.ts"), "--if-stale"], {
+  stdio: "inherit"
+})
 if (built.status !== 0) throw new Error("bench: the bundle could not be built")
 
 const project = mkdtempSync(NodePath.join(NodeOs.tmpdir(), "gatehouse-startup-"))
@@ -41,7 +43,8 @@ interface Sample {
 
 const measure = (argv: ReadonlyArray<string>): Sample => {
   const result = spawnSync("python3", ["-c", waitRusage, ...argv], { cwd: project, encoding: "utf8" })
-  if (result.status !== 0) throw new Error(`bench: python3 could not time ${argv.join(" ")}: ${result.stderr}`)
+  if (result.status !== 0)
+    throw new Error(`bench: python3 could not time ${argv.join(" ")}: ${result.stderr}`)
   return JSON.parse(result.stdout) as Sample
 }
 
@@ -53,7 +56,7 @@ const timeToReady = (argv: ReadonlyArray<string>, ready: RegExp | undefined): Pr
     let out = ""
     const onData = (chunk: Buffer) => {
       out += chunk.toString("utf8")
-      if (ready !== undefined && ready.test(out)) {
+      if (ready?.test(out)) {
         const ms = performance.now() - start
         child.once("exit", () => resolve(ms))
         child.kill("SIGTERM")
@@ -63,14 +66,27 @@ const timeToReady = (argv: ReadonlyArray<string>, ready: RegExp | undefined): Pr
     child.stderr.on("data", onData)
     child.once("exit", (code) => {
       if (ready === undefined && code === 0) resolve(performance.now() - start)
-      else if (ready === undefined || !ready.test(out)) reject(new Error(`bench: ${argv.join(" ")} exited ${code}: ${out}`))
+      else if (ready === undefined || !ready.test(out))
+        reject(new Error(`bench: ${argv.join(" ")} exited ${code}: ${out}`))
     })
   })
 
 const baseline = [process.execPath, "-e", "0"]
 const cases = [
-  { name: "check -- ls", argv: [process.execPath, bin, "check", "--", "ls"], expect: /verdict: allow/, time: 4, rss: 2.5 },
-  { name: "run -- true", argv: [process.execPath, bin, "run", "--", "true"], expect: /^\(no output\)$/m, time: 6, rss: 3 }
+  {
+    name: "check -- ls",
+    argv: [process.execPath, bin, "check", "--", "ls"],
+    expect: /verdict: allow/,
+    time: 4,
+    rss: 2.5
+  },
+  {
+    name: "run -- true",
+    argv: [process.execPath, bin, "run", "--", "true"],
+    expect: /^\(no output\)$/m,
+    time: 6,
+    rss: 3
+  }
 ] as const
 
 const rows: Array<Row> = []

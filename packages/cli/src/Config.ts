@@ -105,7 +105,9 @@ const KEYS = new Set(["$schema", "permission", "mode", "tool_output", "shell", "
 const SANDBOX_MODES: ReadonlySet<string> = new Set(["auto", "enforce", "off"])
 const SANDBOX_KEYS = "mode, network, allow_write, deny_read, allow_read"
 
-type SandboxResult = { readonly ok: Partial<Sandbox.Settings> } | { readonly path: string; readonly message: string }
+type SandboxResult =
+  | { readonly ok: Partial<Sandbox.Settings> }
+  | { readonly path: string; readonly message: string }
 
 // `"sandbox": "auto"` or `{ mode?, network?, allow_write?, deny_read?, allow_read? }`.
 const decodeSandbox = (value: unknown): SandboxResult => {
@@ -115,7 +117,8 @@ const decodeSandbox = (value: unknown): SandboxResult => {
       ? { ok: { mode: value as Sandbox.Mode } }
       : { path: "sandbox", message: `expected auto | enforce | off or an object, got ${show(value)}` }
   }
-  if (!isObject(value)) return { path: "sandbox", message: `expected auto | enforce | off or an object, got ${show(value)}` }
+  if (!isObject(value))
+    return { path: "sandbox", message: `expected auto | enforce | off or an object, got ${show(value)}` }
   const out: { -readonly [K in keyof Sandbox.Settings]?: Sandbox.Settings[K] } = {}
   for (const [key, raw] of Object.entries(value)) {
     const path = pathKey("sandbox", key)
@@ -126,14 +129,25 @@ const decodeSandbox = (value: unknown): SandboxResult => {
       out.mode = raw as Sandbox.Mode
     } else if (key === "network") {
       if (raw === "none" || raw === "allow") out.network = raw
-      else if (isObject(raw) && Object.keys(raw).length === 1 && Array.isArray(raw.allow) && raw.allow.every((host) => typeof host === "string" && host !== "")) {
+      else if (
+        isObject(raw) &&
+        Object.keys(raw).length === 1 &&
+        Array.isArray(raw.allow) &&
+        raw.allow.every((host) => typeof host === "string" && host !== "")
+      ) {
         out.network = { allow: raw.allow as Array<string> }
       } else return { path, message: `expected none | allow | { "allow": [hosts] }, got ${show(raw)}` }
     } else if (key === "allow_write" || key === "deny_read" || key === "allow_read") {
       if (!Array.isArray(raw)) return { path, message: `expected an array of paths, got ${show(raw)}` }
       for (const [index, entry] of raw.entries()) {
-        if (typeof entry !== "string" || !(entry.startsWith("/") || entry === "~" || entry.startsWith("~/"))) {
-          return { path: `${path}[${index}]`, message: `expected an absolute path or ~/…, got ${show(entry)}` }
+        if (
+          typeof entry !== "string" ||
+          !(entry.startsWith("/") || entry === "~" || entry.startsWith("~/"))
+        ) {
+          return {
+            path: `${path}[${index}]`,
+            message: `expected an absolute path or ~/…, got ${show(entry)}`
+          }
         }
       }
       const paths = raw as Array<string>

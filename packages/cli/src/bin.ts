@@ -33,7 +33,11 @@ const commands: Record<string, Entry> = {
     oneShot: false,
     load: () => import("./commands/demo.ts")
   },
-  serve: { what: "the HTTP API, event stream and web page", oneShot: false, load: () => import("./commands/serve.ts") }
+  serve: {
+    what: "the HTTP API, event stream and web page",
+    oneShot: false,
+    load: () => import("./commands/serve.ts")
+  }
 }
 
 const usage = `usage: gatehouse <command> [options]

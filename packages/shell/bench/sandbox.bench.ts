@@ -6,15 +6,19 @@
 import { spawnSync } from "node:child_process"
 import * as NodePath from "node:path"
 import * as Permission from "@gatehousejs/permission/Permission"
-import { median, report, root, type Row } from "../../../scripts/bench-kit.ts"
+import { median, type Row, report, root } from "../../../scripts/bench-kit.ts"
 import * as Sandbox from "../src/Sandbox.ts"
 
 const available = Sandbox.detect()
 if (available.kind !== "bwrap") {
-  console.error(`bench: no bubblewrap here (${"reason" in available ? available.reason : available.kind}); nothing to measure`)
+  console.error(
+    `bench: no bubblewrap here (${"reason" in available ? available.reason : available.kind}); nothing to measure`
+  )
   process.exit(1)
 }
-const built = spawnSync(process.execPath, [NodePath.join(root, "scripts", "bundle.ts"), "--if-stale"], { stdio: "inherit" })
+const built = spawnSync(process.execPath, [NodePath.join(root, "scripts", "bundle.ts"), "--if-stale"], {
+  stdio: "inherit"
+})
 if (built.status !== 0) throw new Error("bench: the bundle could not be built")
 
 const ruleset = Permission.fromConfig({ "*": "allow", edit: { ".git/*": "deny" }, read: { "*.env": "deny" } })
@@ -28,7 +32,11 @@ const wrapper = Sandbox.bwrapArgs(policy, root)
 const bin = NodePath.join(root, "packages", "cli", "dist", "gatehouse.js")
 const cases = [
   { name: "true", command: "true", goal: undefined },
-  { name: "gatehouse check (real work)", command: `${process.execPath} ${bin} check -- 'git status && ls -la'`, goal: 1.1 }
+  {
+    name: "gatehouse check (real work)",
+    command: `${process.execPath} ${bin} check -- 'git status && ls -la'`,
+    goal: 1.1
+  }
 ] as const
 const rounds = 15
 const warmup = 3
@@ -37,7 +45,8 @@ const time = (argv: ReadonlyArray<string>): { ms: number; out: string } => {
   const start = performance.now()
   const result = spawnSync(argv[0]!, argv.slice(1), { cwd: root, encoding: "utf8" })
   const ms = performance.now() - start
-  if (result.status !== 0) throw new Error(`bench: ${argv.join(" ")} exited ${result.status}: ${result.stderr}`)
+  if (result.status !== 0)
+    throw new Error(`bench: ${argv.join(" ")} exited ${result.status}: ${result.stderr}`)
   return { ms, out: result.stdout }
 }
 
@@ -54,8 +63,10 @@ for (const c of cases) {
   const directMs: Array<number> = []
   const sandboxedMs: Array<number> = []
   for (let i = 0; i < rounds; i++) {
-    const [a, b] = i % 2 === 0 ? [time(direct), time(sandboxed)] : (([y, x]) => [x, y])([time(sandboxed), time(direct)])
-    if (a!.out !== b!.out) throw new Error(`bench: ${c.name}: the sandboxed output differs:\n${a!.out}\n---\n${b!.out}`)
+    const [a, b] =
+      i % 2 === 0 ? [time(direct), time(sandboxed)] : (([y, x]) => [x, y])([time(sandboxed), time(direct)])
+    if (a!.out !== b!.out)
+      throw new Error(`bench: ${c.name}: the sandboxed output differs:\n${a!.out}\n---\n${b!.out}`)
     directMs.push(a!.ms)
     sandboxedMs.push(b!.ms)
     ratios.push(b!.ms / a!.ms)

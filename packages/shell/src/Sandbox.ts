@@ -67,7 +67,13 @@ export interface Settings {
 /**
  * @since 0.1.0
  */
-export const defaults: Settings = { mode: "auto", network: "none", allowWrite: [], denyRead: [], allowRead: [] }
+export const defaults: Settings = {
+  mode: "auto",
+  network: "none",
+  allowWrite: [],
+  denyRead: [],
+  allowRead: []
+}
 
 /**
  * What is hidden in the home directory by default: credentials, keys and browser profiles.
@@ -243,7 +249,9 @@ export const policy = (input: {
   }
   const inProject = deniedInProject(root, input.ruleset)
   if (inProject.truncated) {
-    notes.push(`the project has more than ${WALK_ENTRIES} entries: only the first were checked against edit and read rules`)
+    notes.push(
+      `the project has more than ${WALK_ENTRIES} entries: only the first were checked against edit and read rules`
+    )
   }
   const masked: Array<Masked> = [...inProject.masked]
   const allowRead = new Set(input.settings.allowRead.map((path) => expandHome(path, home)))
@@ -270,7 +278,14 @@ export const policy = (input: {
       `network allow-list (${input.settings.network.allow.join(", ")}) is not enforced by a proxy yet: the command gets no network`
     )
   }
-  return { writable, ...(input.tmp === undefined ? {} : { tmp: input.tmp }), readOnly: inProject.readOnly, masked, network, notes }
+  return {
+    writable,
+    ...(input.tmp === undefined ? {} : { tmp: input.tmp }),
+    readOnly: inProject.readOnly,
+    masked,
+    network,
+    notes
+  }
 }
 
 /**
@@ -359,10 +374,12 @@ export const seatbeltProfile = (policy: Policy): string => {
   ]
   for (const path of policy.readOnly) lines.push(`(deny file-write* (subpath ${quote(path)}))`)
   for (const entry of policy.masked) {
-    const filter = entry.kind === "directory" ? `(subpath ${quote(entry.path)})` : `(literal ${quote(entry.path)})`
+    const filter =
+      entry.kind === "directory" ? `(subpath ${quote(entry.path)})` : `(literal ${quote(entry.path)})`
     lines.push(`(deny file-read* file-write* ${filter})`)
   }
-  if (policy.network === "none") lines.push("(deny network*)", '(allow network* (remote unix-socket (path-literal "/dev/null")))')
+  if (policy.network === "none")
+    lines.push("(deny network*)", '(allow network* (remote unix-socket (path-literal "/dev/null")))')
   return `${lines.join("\n")}\n`
 }
 
@@ -373,21 +390,39 @@ export const seatbeltProfile = (policy: Policy): string => {
  *
  * @since 0.1.0
  */
-export const detect = (): { readonly kind: "bwrap" | "seatbelt"; readonly path: string } | { readonly kind: undefined; readonly reason: string } => {
+export const detect = ():
+  | { readonly kind: "bwrap" | "seatbelt"; readonly path: string }
+  | { readonly kind: undefined; readonly reason: string } => {
   if (process.platform === "darwin") {
     return existsSync("/usr/bin/sandbox-exec")
       ? { kind: "seatbelt", path: "/usr/bin/sandbox-exec" }
       : { kind: undefined, reason: "/usr/bin/sandbox-exec is missing" }
   }
-  if (process.platform !== "linux") return { kind: undefined, reason: `no sandbox is built for ${process.platform}` }
+  if (process.platform !== "linux")
+    return { kind: undefined, reason: `no sandbox is built for ${process.platform}` }
   const path = findOnPath("bwrap")
   if (path === undefined) {
-    return { kind: undefined, reason: "bubblewrap is not installed (Debian/Ubuntu: apt-get install bubblewrap)" }
+    return {
+      kind: undefined,
+      reason: "bubblewrap is not installed (Debian/Ubuntu: apt-get install bubblewrap)"
+    }
   }
   try {
     execFileSync(
       path,
-      ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-pid", "--unshare-net", "--", "/bin/true"],
+      [
+        "--ro-bind",
+        "/",
+        "/",
+        "--dev",
+        "/dev",
+        "--proc",
+        "/proc",
+        "--unshare-pid",
+        "--unshare-net",
+        "--",
+        "/bin/true"
+      ],
       { stdio: "ignore", timeout: 10_000 }
     )
     return { kind: "bwrap", path }
@@ -426,7 +461,8 @@ export const describe = (
   enforcer: string | undefined,
   home: string = NodeOs.homedir()
 ): Array<string> => {
-  const show = (path: string) => (path === home ? "~" : path.startsWith(`${home}/`) ? `~${path.slice(home.length)}` : path)
+  const show = (path: string) =>
+    path === home ? "~" : path.startsWith(`${home}/`) ? `~${path.slice(home.length)}` : path
   const list = (paths: ReadonlyArray<string>) => (paths.length === 0 ? "(none)" : paths.map(show).join(", "))
   const how =
     settings.mode === "off"
@@ -461,7 +497,12 @@ const findOnPath = (name: string): string | undefined => {
  * @since 0.1.0
  */
 export type Plan =
-  | { readonly sandboxed: true; readonly kind: "bwrap" | "seatbelt"; readonly path: string; readonly policy: Policy }
+  | {
+      readonly sandboxed: true
+      readonly kind: "bwrap" | "seatbelt"
+      readonly path: string
+      readonly policy: Policy
+    }
   | { readonly sandboxed: false; readonly reason: string; readonly policy: Policy }
 
 /**
@@ -484,7 +525,8 @@ export const wrapper = (
  * @since 0.1.0
  */
 export const refusal = (output: string, policy: Policy): string | undefined => {
-  if (/Read-only file system/i.test(output)) return "a write outside the writable places (read-only file system)"
+  if (/Read-only file system/i.test(output))
+    return "a write outside the writable places (read-only file system)"
   if (
     policy.network === "none" &&
     /(Network is unreachable|Could not resolve host|Temporary failure in name resolution|getaddrinfo E(AI_AGAIN|NOTFOUND)|Name or service not known)/i.test(

@@ -181,7 +181,8 @@ const Wasm = (
   }
 ).WebAssembly
 const compileWasm = (bytes: Uint8Array): WasmModule => new Wasm.Module(bytes)
-const instantiate = (module: WasmModule, imports: object): Promise<unknown> => Wasm.instantiate(module, imports)
+const instantiate = (module: WasmModule, imports: object): Promise<unknown> =>
+  Wasm.instantiate(module, imports)
 const compileFile = (file: string): Promise<WasmModule> => {
   const compiled = readFile(file).then((bytes) => Wasm.compile(bytes))
   // Awaited by the layer, or not at all when an earlier step fails: never unhandled.
@@ -222,8 +223,14 @@ export const layerFrom = (locations: {
         try: () =>
           new Promise<void>((resolve, reject) => {
             // Emscripten only calls back on success: a failed instantiation rejects here.
-            const instantiateWasm = (imports: object, receive: (instance: unknown, module: unknown) => void) => {
-              instantiate(compiledRuntime, imports).then((instance) => receive(instance, compiledRuntime), reject)
+            const instantiateWasm = (
+              imports: object,
+              receive: (instance: unknown, module: unknown) => void
+            ) => {
+              instantiate(compiledRuntime, imports).then(
+                (instance) => receive(instance, compiledRuntime),
+                reject
+              )
               return {}
             }
             Parser.init(Object.assign(runtime, { instantiateWasm })).then(resolve, reject)
@@ -246,7 +253,11 @@ export const layerFrom = (locations: {
         catch: (cause) => loadError(locations.powershell, cause)
       })
       const made: Array<Parser> = []
-      yield* Effect.addFinalizer(() => Effect.sync(() => made.forEach((parser) => parser.delete())))
+      yield* Effect.addFinalizer(() =>
+        Effect.sync(() => {
+          for (const parser of made) parser.delete()
+        })
+      )
       const makeParser = (language: Language): Parser => {
         const parser = new Parser().setLanguage(language)
         made.push(parser)

