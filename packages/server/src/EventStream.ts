@@ -96,6 +96,8 @@ export interface Options {
   readonly clientQueueBytes?: number
   /** Interval of `server.heartbeat`. */
   readonly heartbeat?: Duration.Input
+  /** Most clients connected at once (default 64); `full` says when a new one must be refused. */
+  readonly maxClients?: number
 }
 
 /**
@@ -131,6 +133,10 @@ export interface Interface {
    */
   readonly closeAll: Effect.Effect<void>
   readonly stats: Effect.Effect<Stats>
+  /** Whether `maxClients` are connected: the server answers a new `GET /event` 429 then. */
+  readonly full: Effect.Effect<boolean>
+  /** The most clients connected at once. */
+  readonly maxClients: number
 }
 
 /**
@@ -254,6 +260,7 @@ export const layerWith = (
       const queueEventsMax = Math.max(1, options.clientQueueEvents ?? 4096)
       const queueBytesMax = Math.max(1, options.clientQueueBytes ?? 8 * 1024 * 1024)
       const heartbeat = Duration.fromInputUnsafe(options.heartbeat ?? Duration.seconds(10))
+      const maxClients = Math.max(1, options.maxClients ?? 64)
 
       // This run's id prefix: an id from before a restart names no event of this run.
       const run = randomBytes(6).toString("hex")
@@ -448,7 +455,9 @@ export const layerWith = (
         flush()
       })
 
-      return Service.of({ connect, closeAll, stats })
+      const full = Effect.sync(() => clients.size >= maxClients)
+
+      return Service.of({ connect, closeAll, stats, full, maxClients })
     })
   )
 

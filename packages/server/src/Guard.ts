@@ -113,7 +113,9 @@ export const check = (
       return problem(403, "Forbidden", "Cross-site requests may not use this server.")
     }
     const authorization = request.headers.authorization
-    const bearer = authorization?.startsWith("Bearer ") ? authorization.slice(7).trim() : undefined
+    // The scheme is case-insensitive (RFC 7235 §2.1): `bearer`, `BEARER` and `Bearer` are one.
+    const scheme = authorization === undefined ? undefined : /^bearer[ \t]+/i.exec(authorization)
+    const bearer = scheme == null ? undefined : authorization!.slice(scheme[0].length).trim()
     const token =
       bearer ?? (request.method === "GET" || request.method === "HEAD" ? queryToken(request.url) : undefined)
     if (token === undefined || !sameSecret(token, expected)) {

@@ -95,11 +95,21 @@ const EventHandlers = HttpApiBuilder.group(Api.Api, "event", (handlers) =>
   Effect.gen(function* () {
     const events = yield* EventStream.Service
     return handlers.handle("subscribe", ({ headers }) =>
-      Effect.succeed(
-        HttpServerResponse.stream(events.connect({ lastEventId: headers["last-event-id"] }), {
-          contentType: "text/event-stream",
-          headers: EventStream.headers
-        })
+      Effect.map(events.full, (full) =>
+        full
+          ? HttpServerResponse.jsonUnsafe(
+              {
+                type: "about:blank",
+                title: "Too Many Requests",
+                status: 429,
+                detail: `${events.maxClients} event stream clients are connected, the most this server serves at once: close one, or start the server with a higher limit.`
+              },
+              { status: 429, contentType: "application/problem+json", headers: { "retry-after": "5" } }
+            )
+          : HttpServerResponse.stream(events.connect({ lastEventId: headers["last-event-id"] }), {
+              contentType: "text/event-stream",
+              headers: EventStream.headers
+            })
       )
     )
   })

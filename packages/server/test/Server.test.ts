@@ -95,6 +95,22 @@ layer(stack({ directory, token: TOKEN, maxBodyBytes: 4096 }), { excludeTestServi
       })
     )
 
+    it.effect("the Bearer scheme is matched case-insensitively (RFC 7235)", () =>
+      Effect.gen(function* () {
+        const server = yield* Server.Service
+        for (const scheme of ["bearer", "BEARER", "BeArEr"]) {
+          const response = yield* Effect.promise(() =>
+            raw(`${server.url}/permission`, { headers: { authorization: `${scheme} ${TOKEN}` } })
+          )
+          assert.strictEqual(response.status, 200, scheme)
+        }
+        const other = yield* Effect.promise(() =>
+          raw(`${server.url}/permission`, { headers: { authorization: `Basic ${TOKEN}` } })
+        )
+        assert.strictEqual(other.status, 401)
+      })
+    )
+
     it.effect("the token may come in the query for GET only", () =>
       Effect.gen(function* () {
         const server = yield* Server.Service
