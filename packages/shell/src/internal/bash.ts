@@ -256,7 +256,7 @@ const visit = (node: SyntaxNode, ctx: Context): void => {
 }
 
 const scanLeaf = (node: SyntaxNode, unquoted: boolean, ctx: Context): void => {
-  const found = hiddenBashExpansion(node.text, unquoted)
+  const found = hiddenBashExpansion(ctx.source, unquoted, node.startIndex, node.endIndex)
   if (found === undefined) return
   const what = found === "`" ? "a backtick" : `\`${found}\``
   ctx.out.problems.push(

@@ -426,10 +426,38 @@ const literalWord = (text: string): Word => ({
   glob: false
 })
 
+const NONE: ReadonlyArray<never> = []
+const unmoved = (words: ReadonlyArray<Word>): Form => ({
+  words,
+  directories: NONE,
+  options: NONE,
+  unknown: NONE,
+  moved: false
+})
+
+// Nothing to move: no option where the spec reads options, every word naming what runs static.
+const plain = (key: string, spec: Spec, words: ReadonlyArray<Word>): boolean => {
+  let positional = 0
+  for (let i = 1; i < words.length; i++) {
+    const word = words[i]!
+    if (!word.isStatic) return false
+    const c = word.value.charCodeAt(0)
+    if (c === 45 /* - */ || c === 43 /* + */) {
+      if (positional === 0 || spec.anywhere) return false
+      continue
+    }
+    if (key === "make" && word.value.includes("=")) return false
+    positional++
+    if (positional >= spec.levels && !spec.anywhere) return true
+  }
+  return true
+}
+
 /** The canonical form of `words` (argv[0] looked up as `key`), or `undefined` for other programs. */
 export const form = (key: string, words: ReadonlyArray<Word>): Form | undefined => {
   const spec = SPECS.get(key)
   if (spec === undefined) return undefined
+  if (plain(key, spec, words)) return unmoved(words)
   const kept: Array<Word> = [words[0]!]
   const directories: Array<{ option: string; value: Word }> = []
   const options: Array<{ option: string; value: Word | undefined }> = []

@@ -476,10 +476,12 @@ export const argumentPaths = (
   ) {
     operands.push(staticWord("."))
   }
-  const follows = Programs.followsLinks(
-    key,
-    words.map((w) => w.value)
-  )
+  const follows =
+    Programs.LINK_FOLLOWERS.has(key) &&
+    Programs.followsLinks(
+      key,
+      words.map((w) => w.value)
+    )
   operands.forEach((word, index) => {
     let access: "read" | "write" = "read"
     if (writesAll) access = "write"

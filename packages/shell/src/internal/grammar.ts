@@ -259,32 +259,38 @@ export const POWERSHELL_SYNTAX: ReadonlyMap<string, SyntaxClass> = table({
  * what a backslash escapes: a backtick, `$(`, `$((`, `${`, `$[`, and in an unquoted word
  * `<(` / `>(`. `undefined` when there is none.
  */
-export const hiddenBashExpansion = (text: string, unquoted: boolean): string | undefined => {
-  if (!text.includes("$") && !text.includes("`") && !(unquoted && text.includes("("))) return undefined
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!
-    if (c === "\\") {
+export const hiddenBashExpansion = (
+  text: string,
+  unquoted: boolean,
+  start = 0,
+  end = text.length
+): string | undefined => {
+  // Character codes, read in place: most leaves hold none of these.
+  for (let i = start; i < end; i++) {
+    const c = text.charCodeAt(i)
+    if (c === 92 /* \ */) {
       i++
       continue
     }
-    if (c === "`") return "`"
-    const next = text[i + 1]
-    if (c === "$" && (next === "(" || next === "{" || next === "[")) return `$${next}`
-    if (unquoted && (c === "<" || c === ">") && next === "(") return `${c}(`
+    if (c === 96 /* ` */) return "`"
+    if (i + 1 >= end) return undefined
+    const next = text.charCodeAt(i + 1)
+    if (c === 36 /* $ */ && (next === 40 || next === 123 || next === 91))
+      return `$${String.fromCharCode(next)}`
+    if (unquoted && (c === 60 || c === 62) && next === 40) return `${String.fromCharCode(c)}(`
   }
   return undefined
 }
 
 /** PowerShell: `$(` or `@(` left inside a bare token (a backtick escapes the next character). */
-export const hiddenPowerShellExpansion = (text: string): string | undefined => {
-  if (!text.includes("(")) return undefined
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!
-    if (c === "`") {
+export const hiddenPowerShellExpansion = (text: string, start = 0, end = text.length): string | undefined => {
+  for (let i = start; i < end - 1; i++) {
+    const c = text.charCodeAt(i)
+    if (c === 96 /* ` */) {
       i++
       continue
     }
-    if ((c === "$" || c === "@") && text[i + 1] === "(") return `${c}(`
+    if ((c === 36 || c === 64) && text.charCodeAt(i + 1) === 40) return `${String.fromCharCode(c)}(`
   }
   return undefined
 }

@@ -402,7 +402,7 @@ const interpretWords = (
   if (handled) return
   const sink = sinkFor(env, command, inner)
   Risks.check(key, words, sink)
-  Runners.check(key, words, args, opsFor(env, command, key, inner))
+  if (Runners.CHECKED.has(key)) Runners.check(key, words, args, opsFor(env, command, key, inner))
   if (!Programs.isModelled(key, ps)) backstop(command, program, args)
   argumentPaths(env, command, key, args, inner)
 }
@@ -446,21 +446,24 @@ const backstop = (command: MutableCommand, program: string, words: ReadonlyArray
     const word = words[i]!
     if (!word.isStatic) continue
     const text = word.value
-    const spaced = /^(\S+)\s/.exec(text)
-    if (
-      (/[a-z]/i.test(text) && COMMAND_LINE.test(text) && /\s/.test(text)) ||
-      (spaced !== null && Programs.runsOthers(baseName(spaced[1]!).toLowerCase()))
-    ) {
-      flag(`its argument \`${text.slice(0, 60)}\` is a command line it may run`)
-      return
+    if (text.includes(" ") || text.includes("\n") || text.includes("\t")) {
+      const first = /^\S+/.exec(text)?.[0]
+      if (
+        COMMAND_LINE.test(text) ||
+        (first !== undefined && Programs.runsOthers(baseName(first).toLowerCase()))
+      ) {
+        flag(`its argument \`${text.slice(0, 60)}\` is a command line it may run`)
+        return
+      }
+      continue
     }
-    const base = baseName(text)
-      .toLowerCase()
-      .replace(/\.exe$/, "")
-    const next = words[i + 1]
-    if (next === undefined || !next.isStatic) continue
-    if (Programs.isCodeRunner(base, next.value) || (!text.startsWith("-") && Programs.runsOthers(base))) {
-      flag(`it is given \`${text} ${next.value}\`, which it may run`)
+    if (i + 1 >= words.length || text.startsWith("-")) continue
+    let base = text.includes("/") || text.includes("\\") ? baseName(text) : text
+    base = base.toLowerCase()
+    if (base.endsWith(".exe")) base = base.slice(0, -4)
+    // Shells and interpreters (and their code options) are among these.
+    if (Programs.runsOthers(base)) {
+      flag(`it is given \`${text} ${words[i + 1]!.value}\`, which it may run`)
       return
     }
   }
@@ -476,7 +479,7 @@ const special = (
   words: ReadonlyArray<Word>,
   scope: Scope
 ): boolean => {
-  if (Runners.special(key, words, opsFor(env, command, key, scope))) return true
+  if (Runners.SPECIAL.has(key) && Runners.special(key, words, opsFor(env, command, key, scope))) return true
   const wrapper = Programs.WRAPPERS.get(key)
   if (wrapper) {
     unwrap(env, command, key, wrapper, words, scope)

@@ -130,7 +130,7 @@ const visit = (node: SyntaxNode, ctx: Context): void => {
       visitChildren(node, ctx)
       return
     case "variable":
-      if (/^\$\{?executioncontext\b/i.test(node.text))
+      if (node.endIndex - node.startIndex >= 17 && /^\$\{?executioncontext\b/i.test(node.text))
         ctx.out.problems.push(`\`${clip(node.text)}\` reaches the engine's own command invoker`)
       visitChildren(node, ctx)
       return
@@ -142,7 +142,7 @@ const visit = (node: SyntaxNode, ctx: Context): void => {
       }
       if (kind === "inert") {
         if (node.type === "generic_token" || node.type === "command_name") {
-          const found = hiddenPowerShellExpansion(node.text)
+          const found = hiddenPowerShellExpansion(ctx.source, node.startIndex, node.endIndex)
           if (found !== undefined)
             ctx.out.problems.push(
               `\`${clip(node.text)}\` still holds \`${found}\`, which PowerShell expands but the parser left as text`

@@ -859,17 +859,6 @@ export const gadgetKind = (name: string): GadgetKind | undefined => {
 /** Does setting this variable make programs run other code? */
 export const isGadgetVariable = (name: string): boolean => gadgetKind(name) !== undefined
 
-/** Is `option` the code option of the shell or interpreter `key` (`bash -c`, `node -e`)? */
-export const isCodeRunner = (key: string, option: string): boolean => {
-  if (POSIX_SHELLS.has(key) || FOREIGN_SHELLS.has(key))
-    return /^-[a-z]*c[a-z]*$/i.test(option) || /^\/[ck]$/i.test(option)
-  if (POWERSHELLS.has(key))
-    return /^[-/](c|co|com|comm|comma|comman|command|e|ec|enc|encodedcommand|f|file)$/i.test(option)
-  if (isPython(key)) return /^-[a-zA-Z]*c/.test(option) || option === "-m"
-  const options = INTERPRETERS.get(key)
-  return options?.some((o) => option === o || (o.length === 2 && option.startsWith(o))) === true
-}
-
 // Programs that, named in the arguments of a program this analysis does not know, suggest
 // that it runs them: shells, interpreters, wrappers, and programs rules are written against.
 const RUNS_OTHERS: ReadonlySet<string> = new Set([
@@ -909,12 +898,12 @@ const RUNS_OTHERS: ReadonlySet<string> = new Set([
 export const runsOthers = (key: string): boolean =>
   RUNS_OTHERS.has(key) ||
   POSIX_SHELLS.has(key) ||
-  FOREIGN_SHELLS.has(key) ||
-  POWERSHELLS.has(key) ||
-  INTERPRETERS.has(key) ||
-  isPython(key) ||
   WRAPPERS.has(key) ||
-  /^mkfs(\.|$)/.test(key)
+  INTERPRETERS.has(key) ||
+  POWERSHELLS.has(key) ||
+  FOREIGN_SHELLS.has(key) ||
+  isPython(key) ||
+  (key.startsWith("mkfs") && /^mkfs(\.|$)/.test(key))
 
 // Programs whose arguments the analysis reads with meaning (data, paths, patterns or the
 // options that run code): the backstop for unknown wrappers leaves them alone.
@@ -1506,6 +1495,23 @@ export const SEARCH_OPTION_VALUES: ReadonlyMap<
 /** A PowerShell parameter name abbreviated to at least `minimum + 1` characters. */
 export const isAbbreviation = (option: string, full: string, minimum: number): boolean =>
   option.length >= minimum + 1 && full.startsWith(option)
+
+/** The programs {@link followsLinks} knows. */
+export const LINK_FOLLOWERS: ReadonlySet<string> = new Set([
+  "grep",
+  "egrep",
+  "fgrep",
+  "rg",
+  "tar",
+  "cp",
+  "rsync",
+  "find",
+  "du",
+  "zip",
+  "get-childitem",
+  "copy-item",
+  "select-string"
+])
 
 const RECURSIVE = /^(-[a-zA-Z]*[rRa][a-zA-Z]*|--recursive|--archive)$/
 /**

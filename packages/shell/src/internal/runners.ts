@@ -97,6 +97,43 @@ const first = (o: Options, ...names: ReadonlyArray<string>): Word | undefined =>
 
 const joined = (words: ReadonlyArray<Word>): string => words.map((w) => w.value).join(" ")
 
+/** The programs {@link special} handles. */
+export const SPECIAL: ReadonlySet<string> = new Set([
+  "npx",
+  "pnpx",
+  "bunx",
+  "uvx",
+  "pipx",
+  "npm",
+  "pnpm",
+  "yarn",
+  "bun",
+  "wsl",
+  "wsl.exe",
+  "script",
+  "tmux",
+  "parallel",
+  "fd",
+  "fdfind",
+  "hash"
+])
+
+/** The programs {@link check} looks at. */
+export const CHECKED: ReadonlySet<string> = new Set([
+  "npm",
+  "pnpm",
+  "yarn",
+  "bun",
+  "git",
+  "sqlite3",
+  "vim",
+  "vi",
+  "nvim",
+  "ex",
+  "view",
+  "gvim"
+])
+
 /** Handles the programs that run other code; `true` when nothing else is to be done. */
 export const special = (key: string, words: ReadonlyArray<Word>, ops: Ops): boolean => {
   const sub = words[1]?.isStatic ? words[1].value : undefined
