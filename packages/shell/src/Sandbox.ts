@@ -17,6 +17,7 @@ import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import * as Permission from "@gatehousejs/permission/Permission"
 import * as Schema from "effect/Schema"
+import * as HostProxy from "./internal/hostProxy.ts"
 
 /**
  * `auto` (default): enforce where the platform's sandbox works, else run unsandboxed and say
@@ -33,8 +34,9 @@ export type Mode = typeof Mode.Type
 
 /**
  * `none` (default): the command gets a network namespace of its own, with no route out and
- * no way to the host's loopback; `allow`: the host's network. `{ allow: [hosts] }` is
- * accepted and enforced as `none` until the filtering proxy exists: stricter, never looser.
+ * no way to the host's loopback; `allow`: the host's network; `{ allow: [hosts] }`: no
+ * network of its own either, only a proxy that lets HTTP(S) through to those hosts
+ * (`github.com`, or `*.example.com` for subdomains) and refuses the rest.
  *
  * @since 0.1.0
  */
@@ -133,6 +135,8 @@ export interface Policy {
   /** What `read` rules deny and the home's secrets. */
   readonly masked: ReadonlyArray<Masked>
   readonly network: "none" | "allow"
+  /** With `network: "none"`: the hosts the proxy lets through (`sandbox.network.allow`). */
+  readonly allowHosts?: ReadonlyArray<string> | undefined
   /** Why the policy is stricter or looser than the settings asked, for the trace. */
   readonly notes: ReadonlyArray<string>
 }
@@ -273,10 +277,9 @@ export const policy = (input: {
     if (NodePath.isAbsolute(path) && denies("read", path, input.ruleset)) hide(path)
   }
   const network = input.settings.network === "allow" ? "allow" : "none"
-  if (typeof input.settings.network === "object") {
-    notes.push(
-      `network allow-list (${input.settings.network.allow.join(", ")}) is not enforced by a proxy yet: the command gets no network`
-    )
+  const allowHosts = typeof input.settings.network === "object" ? input.settings.network.allow : undefined
+  if (allowHosts !== undefined && process.platform === "darwin") {
+    notes.push("the host allow-list needs the Linux proxy bridge: on macOS the command gets no network")
   }
   return {
     writable,
@@ -284,6 +287,7 @@ export const policy = (input: {
     readOnly: inProject.readOnly,
     masked,
     network,
+    ...(allowHosts === undefined ? {} : { allowHosts }),
     notes
   }
 }
@@ -324,7 +328,11 @@ export const projectTmp = (projectRoot: string): string | undefined => {
  *
  * @since 0.1.0
  */
-export const bwrapArgs = (policy: Policy, cwd: string): Array<string> => {
+export const bwrapArgs = (
+  policy: Policy,
+  cwd: string,
+  proxy?: { readonly directory: string; readonly node: string } | undefined
+): Array<string> => {
   const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
   if (policy.tmp === undefined) args.push("--tmpfs", "/tmp")
   else args.push("--bind", policy.tmp, "/tmp")
@@ -347,8 +355,19 @@ export const bwrapArgs = (policy: Policy, cwd: string): Array<string> => {
     "--unsetenv",
     "DBUS_SESSION_BUS_ADDRESS",
     "--chdir",
-    cwd,
-    "--"
+    cwd
+  )
+  if (proxy === undefined) {
+    args.push("--")
+    return args
+  }
+  args.push(
+    "--bind",
+    proxy.directory,
+    HostProxy.SANDBOX_DIR,
+    ...HostProxy.proxyEnv(),
+    "--",
+    ...HostProxy.bridgeArgv(proxy.node)
   )
   return args
 }
@@ -477,7 +496,13 @@ export const describe = (
     `  writable: ${list([...policy.writable, policy.tmp === undefined ? "/tmp (private, empty)" : "/tmp (private to the project)"])}`,
     `  read-only: ${list(policy.readOnly)}`,
     `  masked: ${list(policy.masked.map((entry) => entry.path))}`,
-    `  network: ${policy.network === "none" ? "none (own network namespace)" : "allowed"}`,
+    `  network: ${
+      policy.network === "allow"
+        ? "allowed"
+        : policy.allowHosts === undefined
+          ? "none (own network namespace)"
+          : `only ${policy.allowHosts.join(", ")} (HTTP and HTTPS through a proxy)`
+    }`,
     ...policy.notes.map((note) => `  note: ${note}`)
   ]
 }
@@ -512,12 +537,24 @@ export type Plan =
  */
 export const wrapper = (
   plan: Plan,
-  cwd: string
+  cwd: string,
+  proxyDirectory?: string | undefined
 ): { readonly file: string; readonly args: ReadonlyArray<string> } | undefined => {
   if (!plan.sandboxed) return undefined
-  if (plan.kind === "bwrap") return { file: plan.path, args: bwrapArgs(plan.policy, cwd) }
+  if (plan.kind === "bwrap") {
+    const proxy = proxyDirectory === undefined ? undefined : { directory: proxyDirectory, node: process.execPath }
+    return { file: plan.path, args: bwrapArgs(plan.policy, cwd, proxy) }
+  }
   return { file: plan.path, args: ["-p", seatbeltProfile(plan.policy), "--"] }
 }
+
+/**
+ * Starts the allow-list proxy of one command (see {@link Policy.allowHosts}); its
+ * `directory` goes to {@link wrapper}, its `refused` hosts into the result.
+ *
+ * @since 0.1.0
+ */
+export const startProxy = (allow: ReadonlyArray<string>): Promise<HostProxy.Proxy> => HostProxy.start(allow)
 
 /**
  * Words in a failed command's output that say the sandbox refused something, and what.

@@ -407,6 +407,15 @@ export const layer: Layer.Layer<Service, never, Permission.Service | Truncate.Se
                 )
               )
 
+        // A host allow-list: the command's only way out is a proxy of its own, closed after it.
+        const allowHosts = sandbox.sandboxed && sandbox.kind === "bwrap" ? sandbox.policy.allowHosts : undefined
+        const proxy =
+          allowHosts === undefined
+            ? undefined
+            : yield* Effect.acquireRelease(
+                Effect.promise(() => Sandbox.startProxy(allowHosts)),
+                (started) => Effect.promise(() => started.close())
+              )
         const outcome = yield* ShellProcess.run({
           shell,
           command: params.command,
@@ -415,13 +424,18 @@ export const layer: Layer.Layer<Service, never, Permission.Service | Truncate.Se
           timeout,
           onOutput,
           abort: ctx.abort,
-          wrapper: Sandbox.wrapper(sandbox, cwd)
+          wrapper: Sandbox.wrapper(sandbox, cwd, proxy?.directory)
         })
         if (ticker !== undefined) yield* Fiber.interrupt(ticker)
         const spilled = yield* sink.finish
         const body = spilled.content === "" ? "(no output)" : spilled.content
+        const blockedHosts = proxy?.refused ?? []
         const refused =
-          sandbox.sandboxed && outcome.exitCode !== 0 ? Sandbox.refusal(spilled.content, sandbox.policy) : undefined
+          blockedHosts.length > 0
+            ? `a connection to ${blockedHosts.join(", ")} (not in sandbox.network.allow)`
+            : sandbox.sandboxed && outcome.exitCode !== 0
+              ? Sandbox.refusal(spilled.content, sandbox.policy)
+              : undefined
         const status = statusBlock(outcome, timeout, maxTimeout) + (refused === undefined ? "" : refusalBlock(refused))
         return {
           output: status === "" ? body : `${body}${body.endsWith("\n") ? "" : "\n"}\n${status}`,

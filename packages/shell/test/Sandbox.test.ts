@@ -14,6 +14,7 @@ import {
   symlinkSync,
   writeFileSync
 } from "node:fs"
+import * as NodeHttp from "node:http"
 import * as NodeNet from "node:net"
 import * as NodePath from "node:path"
 import { afterAll, assert, describe, it } from "@effect/vitest"
@@ -23,6 +24,7 @@ import * as Truncate from "@gatehousejs/truncate/Truncate"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
+import { allowed, target } from "../src/internal/hostProxy.ts"
 import * as Sandbox from "../src/Sandbox.ts"
 import * as ShellContext from "../src/ShellContext.ts"
 import * as ShellParser from "../src/ShellParser.ts"
@@ -115,15 +117,40 @@ describe("Sandbox.policy", () => {
     assert.include(paths, NodePath.join(home, ".bashrc"))
   })
 
-  it("a host allow-list is enforced as no network, and says so", () => {
+  it("a host allow-list is no network of its own plus the hosts its proxy lets through", () => {
     const policy = Sandbox.policy({
-      settings: { ...Sandbox.defaults, network: { allow: ["registry.npmjs.org"] } },
+      settings: { ...Sandbox.defaults, network: { allow: ["registry.npmjs.org", "*.github.com"] } },
       ruleset: [],
       projectRoot: project,
       home
     })
     assert.strictEqual(policy.network, "none")
-    assert.match(policy.notes.join("\n"), /registry\.npmjs\.org.*no network/)
+    assert.deepStrictEqual(policy.allowHosts, ["registry.npmjs.org", "*.github.com"])
+    const args = Sandbox.bwrapArgs(policy, project, { directory: "/run/proxy-x", node: "/usr/bin/node" })
+    assert.include(args, "--unshare-net")
+    assert.include(args.join(" "), "--setenv HTTPS_PROXY http://127.0.0.1:3128")
+    assert.include(args.join(" "), "--bind /run/proxy-x /tmp/.gatehouse-proxy")
+  })
+
+  it("the proxy's host matching: exact names and *.domain subdomains, nothing else", () => {
+    const allow = ["registry.npmjs.org", "*.github.com"]
+    assert.isTrue(allowed("registry.npmjs.org", allow))
+    assert.isTrue(allowed("REGISTRY.npmjs.org.", allow))
+    assert.isTrue(allowed("api.github.com", allow))
+    assert.isFalse(allowed("github.com", allow))
+    assert.isFalse(allowed("evilgithub.com", allow))
+    assert.isFalse(allowed("registry.npmjs.org.evil.com", allow))
+    assert.deepStrictEqual(target("CONNECT api.github.com:443 HTTP/1.1"), {
+      host: "api.github.com",
+      port: 443,
+      connect: true
+    })
+    assert.deepStrictEqual(target("GET http://registry.npmjs.org/x HTTP/1.1"), {
+      host: "registry.npmjs.org",
+      port: 80,
+      connect: false
+    })
+    assert.isUndefined(target("GET /relative HTTP/1.1"))
   })
 
   it("bubblewrap: read-only root, private /tmp, the project writable, protected paths after it, masks last", () => {
@@ -231,6 +258,48 @@ describe.runIf(onLinux)("commands in the sandbox (bubblewrap, for real)", () => 
         assert.notStrictEqual(result.exitCode, 0)
         yield* Effect.sleep(100)
         assert.deepStrictEqual(received, [])
+      } finally {
+        server.close()
+      }
+    })
+  )
+
+  it.live("a host allow-list: allowed hosts through the proxy, others refused and reported, no way around it", () =>
+    Effect.gen(function* () {
+      const hits: Array<string> = []
+      const server = NodeHttp.createServer((request, response) => {
+        hits.push(request.url ?? "")
+        response.end("from outside\n")
+      })
+      yield* Effect.promise(() => new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve)))
+      const port = (server.address() as NodeNet.AddressInfo).port
+      try {
+        // `--noproxy ''`: through the proxy even for 127.0.0.1 (NO_PROXY keeps the sandbox's own loopback direct).
+        const through = yield* bash(`curl -sS --max-time 5 --noproxy '' http://127.0.0.1:${port}/allowed`, {
+          sandbox: { mode: "enforce", network: { allow: ["127.0.0.1"] } }
+        })
+        assert.strictEqual(through.exitCode, 0, through.output)
+        assert.strictEqual(through.output, "from outside\n")
+        const refused = yield* bash(
+          `curl -sS --max-time 5 --noproxy '' -o /dev/null -w '%{http_code}' http://127.0.0.1:${port}/refused`,
+          { sandbox: { mode: "enforce", network: { allow: ["example.org"] } } }
+        )
+        assert.include(refused.output, "403")
+        assert.match(refused.sandboxRefusal ?? "", /127\.0\.0\.1 \(not in sandbox\.network\.allow\)/)
+        const around = yield* bash(`curl -sS --max-time 5 --noproxy '*' http://127.0.0.1:${port}/around`, {
+          sandbox: { mode: "enforce", network: { allow: ["127.0.0.1"] } }
+        })
+        assert.notStrictEqual(around.exitCode, 0)
+        // A name on the list that resolves to the host itself is refused: no way to its own services.
+        const rebound = yield* bash(`curl -sS --max-time 5 --noproxy '' http://localhost:${port}/rebound`, {
+          sandbox: { mode: "enforce", network: { allow: ["localhost"] } }
+        })
+        assert.notStrictEqual(rebound.exitCode, 0)
+        assert.match(rebound.sandboxRefusal ?? "", /localhost/)
+        assert.deepStrictEqual(
+          hits.map((url) => new URL(url, "http://origin").pathname),
+          ["/allowed"]
+        )
       } finally {
         server.close()
       }
