@@ -330,6 +330,35 @@ describe.runIf(onLinux)("commands in the sandbox (bubblewrap, for real)", () => 
       })
   )
 
+  it.live("kill -9 of the Gatehouse process takes the sandbox and the command with it", () =>
+    Effect.gen(function* () {
+      const marker = "sleep 319.75"
+      const bin = NodePath.resolve(import.meta.dirname, "..", "..", "cli", "src", "bin.ts")
+      const gatehouse = spawn(process.execPath, [bin, "run", "--sandbox", "enforce", "--mode", "yolo", "--", marker], {
+        cwd: project,
+        stdio: "ignore",
+        env: { ...process.env, HOME: home }
+      })
+      const pgrep = () =>
+        Effect.promise(
+          () => new Promise<number | null>((resolve) => spawn("pgrep", ["-f", marker]).once("exit", resolve))
+        )
+      let seen = false
+      for (let i = 0; i < 100 && !seen; i++) {
+        seen = (yield* pgrep()) === 0
+        if (!seen) yield* Effect.sleep(50)
+      }
+      assert.isTrue(seen, "the command started")
+      gatehouse.kill("SIGKILL")
+      let gone = false
+      for (let i = 0; i < 40 && !gone; i++) {
+        yield* Effect.sleep(50)
+        gone = (yield* pgrep()) === 1
+      }
+      assert.isTrue(gone, "nothing of the command is left")
+    })
+  )
+
   it.live("everyday work still runs: files in the project, git, no_new_privs, the project's tools", () =>
     Effect.gen(function* () {
       const result = yield* bash(
