@@ -124,6 +124,10 @@ layer(ShellParser.layer)("issue 16", (it) => {
     { command: "x=1; x=$(cat f); echo $((x))", block: OPEN, expect: "ask" },
     { command: "for i in $(seq 3); do echo $((i * 2)); done", block: OPEN, expect: "ask" },
     { command: "i=0; i=$((i + 1)); echo $((i))", block: OPEN, expect: "allow" },
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell expansion, not a template
+    { command: "a=(x y); echo $(( ${#a[@]} + 1 ))", block: OPEN, expect: "allow" },
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell expansion, not a template
+    { command: "echo $(( ${v:-0} + 1 ))", block: OPEN, expect: "ask" },
     { command: "[[ -n $v ]] && echo ok", block: OPEN, expect: "allow" }
   ])
 

@@ -155,10 +155,16 @@ const visit = (node: SyntaxNode, ctx: Context): void => {
       visitChildren(node, ctx)
       return
     }
-    case "expansion":
+    case "expansion": {
       checkExpansion(node, ctx)
+      // `${#x}` is a length, an integer whatever `x` holds.
+      const length = ctx.arithmetic > 0 && node.children[1]?.type === "#"
+      const outer = ctx.arithmetic
+      if (length) ctx.arithmetic = 0
       visitChildren(node, ctx)
+      ctx.arithmetic = outer
       return
+    }
     case "ERROR":
       ctx.out.problems.push(`tree-sitter could not parse \`${clip(node.text)}\``)
       ctx.out.errors.push(node.text)
