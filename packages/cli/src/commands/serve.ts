@@ -10,7 +10,7 @@ import * as Instance from "@gatehousejs/core/Instance"
 import * as ApprovalStore from "@gatehousejs/permission/ApprovalStore"
 import * as Permission from "@gatehousejs/permission/Permission"
 import * as Server from "@gatehousejs/server/Server"
-import type * as Sandbox from "@gatehousejs/shell/Sandbox"
+import * as Sandbox from "@gatehousejs/shell/Sandbox"
 import * as Checkpoint from "@gatehousejs/session/Checkpoint"
 import * as DefaultTools from "@gatehousejs/session/DefaultTools"
 import * as ScriptedModel from "@gatehousejs/session/ScriptedModel"
@@ -146,6 +146,19 @@ export const main = async (argv: ReadonlyArray<string>): Promise<number> => {
     const config = yield* Config.load({ cwd: directory, config: values.config }).pipe(
       Effect.mapError((error) => error.message)
     )
+    const sandboxMode = sandbox ?? config.sandbox.mode ?? "auto"
+    const found = sandboxMode === "off" ? undefined : Sandbox.detect()
+    if (sandboxMode === "enforce" && found?.kind === undefined) {
+      return yield* Effect.fail(
+        `the sandbox is enforced but unavailable: ${found !== undefined && "reason" in found ? found.reason : "unknown"}`
+      )
+    }
+    const sandboxStatus =
+      found === undefined
+        ? "off: commands run unsandboxed (--sandbox off)"
+        : found.kind === undefined
+          ? `WARNING: unavailable (${found.reason}): commands run unsandboxed`
+          : `${sandboxMode} (${found.kind}): commands write only inside ${directory}`
     const Live = Server.layer({ directory, host: values.host, port }).pipe(
       Layer.provideMerge(stack({ directory, config, sandbox, ...(script === undefined ? {} : { script }) }))
     )
@@ -156,6 +169,7 @@ export const main = async (argv: ReadonlyArray<string>): Promise<number> => {
   web page  ${server.pageUrl}
   API       ${server.url}  (Authorization: Bearer ${server.token}; OpenAPI at /doc)
   model     ${script ?? "the demo script"}
+  sandbox   ${sandboxStatus}
 
 Press Ctrl+C to stop.`)
       yield* Effect.callback<void>((resume) => {
