@@ -16,6 +16,7 @@ import { existsSync, lstatSync, mkdirSync, readdirSync, realpathSync } from "nod
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import * as Permission from "@gatehousejs/permission/Permission"
+import * as Wildcard from "@gatehousejs/permission/Wildcard"
 import * as Schema from "effect/Schema"
 import * as HostProxy from "./internal/hostProxy.ts"
 
@@ -181,10 +182,9 @@ const denies = (permission: string, relative: string, ruleset: Permission.Rulese
 // `.git` itself, and the sandbox can only protect the directory as a whole.
 const PROBE = "\u0001gatehouse-probe"
 
-const ruleTargets = (ruleset: Permission.Ruleset): { edit: boolean; read: boolean } => ({
-  edit: ruleset.some((rule) => rule.permission !== "read" && rule.action === "deny"),
-  read: ruleset.some((rule) => rule.permission !== "edit" && rule.action === "deny")
-})
+// Whether any deny rule could apply to `permission`: without one, nothing is walked.
+const mayDeny = (ruleset: Permission.Ruleset, permission: string): boolean =>
+  ruleset.some((rule) => rule.action === "deny" && Wildcard.match(permission, rule.permission))
 
 /** Entries of the project whose writes (`edit`) or reads (`read`) the rules deny. */
 const deniedInProject = (
@@ -193,7 +193,7 @@ const deniedInProject = (
 ): { readOnly: Array<string>; masked: Array<Masked>; truncated: boolean } => {
   const readOnly: Array<string> = []
   const masked: Array<Masked> = []
-  const wanted = ruleTargets(ruleset)
+  const wanted = { edit: mayDeny(ruleset, "edit"), read: mayDeny(ruleset, "read") }
   let budget = WALK_ENTRIES
   let truncated = false
   if (!wanted.edit && !wanted.read) return { readOnly, masked, truncated }
@@ -452,6 +452,13 @@ export const detect = ():
     }
   }
 }
+
+/**
+ * The policy of a command that runs outside the sandbox: nothing is bound or hidden.
+ *
+ * @since 0.1.0
+ */
+export const unconfined: Policy = { writable: [], readOnly: [], masked: [], network: "allow", notes: [] }
 
 /**
  * The sandbox program this platform would use, found without running it (what

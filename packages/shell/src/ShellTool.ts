@@ -290,9 +290,11 @@ export const layer: Layer.Layer<Service, never, Permission.Service | Truncate.Se
       const plan = (ctx: ShellContext.Shape, projectRoot: string): Effect.Effect<Sandbox.Plan, Sandbox.UnavailableError> =>
         Effect.suspend((): Effect.Effect<Sandbox.Plan, Sandbox.UnavailableError> => {
           const settings = { ...Sandbox.defaults, ...ctx.sandbox }
-          const tmp = settings.mode === "off" ? undefined : Sandbox.projectTmp(projectRoot)
+          if (settings.mode === "off") {
+            return Effect.succeed({ sandboxed: false, reason: "the sandbox is off", policy: Sandbox.unconfined })
+          }
+          const tmp = Sandbox.projectTmp(projectRoot)
           const policy = Sandbox.policy({ settings, ruleset: ctx.ruleset, projectRoot, home: ctx.env?.HOME, tmp })
-          if (settings.mode === "off") return Effect.succeed({ sandboxed: false, reason: "the sandbox is off", policy })
           available ??= Sandbox.detect()
           if (available.kind !== undefined) return Effect.succeed({ sandboxed: true, ...available, policy })
           if (settings.mode === "enforce") {
