@@ -146,17 +146,34 @@ export const tail = (text: string, maxLines: number = MAX_LINES, maxBytes: numbe
  *
  * @since 0.0.0
  */
-export const hint = (outputPath: string): string =>
-  `The tool call succeeded but the output was truncated. Full output saved to: ${outputPath}\n` +
+export const hint = (outputPath: string, saved?: Saved): string =>
+  `The tool call succeeded but the output was truncated. ${savedText(outputPath, saved)}\n` +
   "Use Grep to search the full content or Read with offset/limit to view specific sections."
+
+/**
+ * What the spill file holds when it is not the whole output: it stopped at its byte cap.
+ *
+ * @since 0.1.0
+ */
+export interface Saved {
+  /** Bytes of the output kept in the file (the cap). */
+  readonly savedBytes: number
+  /** Bytes of the whole output. */
+  readonly totalBytes: number
+}
+
+const savedText = (outputPath: string, saved: Saved | undefined) =>
+  saved === undefined
+    ? `Full output saved to: ${outputPath}`
+    : `Only the first ${saved.savedBytes} of ${saved.totalBytes} bytes were saved (spill files stop at ${saved.savedBytes} bytes), to: ${outputPath}`
 
 /**
  * The hint for agents that may use the Task tool: delegate reading the file.
  *
  * @since 0.0.0
  */
-export const taskHint = (outputPath: string): string =>
-  `The tool call succeeded but the output was truncated. Full output saved to: ${outputPath}\n` +
+export const taskHint = (outputPath: string, saved?: Saved): string =>
+  `The tool call succeeded but the output was truncated. ${savedText(outputPath, saved)}\n` +
   "Use the Task tool to have explore agent process this file with Grep and Read (with offset/limit). " +
   "Do NOT read the full file yourself - delegate to save context."
 
@@ -179,8 +196,11 @@ export interface Options {
   readonly maxBytes?: number | undefined
   /** Default `"head"`. */
   readonly direction?: Direction | undefined
-  /** Builds the hint from the spill file's path; default `hint` (see also `taskHint`). */
-  readonly hint?: ((outputPath: string) => string) | undefined
+  /**
+   * Builds the hint from the spill file's path (and, when the file stopped at its cap,
+   * what it holds); default `hint` (see also `taskHint`).
+   */
+  readonly hint?: ((outputPath: string, saved?: Saved) => string) | undefined
 }
 
 /**
@@ -365,7 +385,11 @@ const make = Effect.fnUntraced(function* (options: LayerOptions = {}) {
     if (outputPath === undefined) {
       return { content: Cut.render(source, plan, unsavedHint), truncated: true } satisfies Result
     }
-    const content = Cut.render(source, plan, settings.hint(outputPath))
+    const capped =
+      bytes.length > store.maxSpillBytes
+        ? { savedBytes: store.maxSpillBytes, totalBytes: bytes.length }
+        : undefined
+    const content = Cut.render(source, plan, settings.hint(outputPath, capped))
     return { content, truncated: true, outputPath } satisfies Result
   })
 

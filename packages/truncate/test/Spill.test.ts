@@ -189,6 +189,30 @@ describe("spill sink", () => {
       )
       assert.isTrue(result.content.endsWith("row 995\nrow 996\nrow 997\nrow 998\nrow 999"))
       assert.strictEqual(result.totalBytes, Buffer.byteLength(text))
+      // The note says the file stopped at its cap, not that it holds the full output.
+      assert.notInclude(result.content, "Full output saved")
+      assert.include(
+        result.content,
+        `Only the first 1000 of ${Buffer.byteLength(text)} bytes were saved (spill files stop at 1000 bytes), to: ${result.outputPath}`
+      )
+    }).pipe(Effect.scoped)
+  )
+
+  it.effect("a preview of invalid UTF-8 keeps the byte limit after its replacement characters", () =>
+    Effect.gen(function* () {
+      const { truncate } = yield* makeTruncate()
+      for (const direction of ["head", "tail"] as const) {
+        const sink = yield* truncate.spill({ maxBytes: 100, direction })
+        // 0xff is never UTF-8: each byte decodes to U+FFFD, three bytes when encoded again.
+        yield* sink.append(new Uint8Array(1000).fill(0xff))
+        const result = yield* sink.finish
+        assert.isTrue(result.truncated)
+        const kept =
+          direction === "head" ? result.content.split("\n\n...")[0]! : result.content.split("\n\n").at(-1)!
+        assert.isAtMost(Buffer.byteLength(kept, "utf8"), 100, direction)
+        assert.isAbove(kept.length, 0, direction)
+        assert.match(kept, /^\uFFFD+$/)
+      }
     }).pipe(Effect.scoped)
   )
 

@@ -243,6 +243,23 @@ describe("output", () => {
     }).pipe(Effect.scoped)
   )
 
+  it.effect("output past maxSpillBytes: the note says the file stopped at its cap", () =>
+    Effect.gen(function* () {
+      const { truncate } = yield* makeTruncate({ maxSpillBytes: 1000 })
+      const text = Array.from({ length: 500 }, (_, i) => `line ${i}`).join("\n")
+      const result = yield* truncate.output(text, { maxLines: 3 })
+      if (!result.truncated || result.outputPath === undefined) return assert.fail("expected a spill file")
+      assert.notInclude(result.content, "Full output saved")
+      assert.include(result.content, `Only the first 1000 of ${Buffer.byteLength(text)} bytes were saved`)
+      // Under the cap the note is unchanged.
+      const small = yield* truncate.output(Array.from({ length: 10 }, (_, i) => `l${i}`).join("\n"), {
+        maxLines: 3
+      })
+      if (!small.truncated || small.outputPath === undefined) return assert.fail("expected a spill file")
+      assert.include(small.content, `Full output saved to: ${small.outputPath}`)
+    }).pipe(Effect.scoped)
+  )
+
   it.effect("maxSpillBytes caps a written file, which records how much it dropped", () =>
     Effect.gen(function* () {
       const { truncate } = yield* makeTruncate({ maxSpillBytes: 1000 })

@@ -189,13 +189,50 @@ export const plan = (source: Source, direction: Direction, maxLines: number, max
   return { direction, headEnd, tailStart, tailEnd, keptLines, keptBytes, removed, unit }
 }
 
+const utf8Length = (codePoint: number) =>
+  codePoint < 0x80 ? 1 : codePoint < 0x800 ? 2 : codePoint < 0x10000 ? 3 : 4
+
+/**
+ * `bytes[start, end)` as text, at most `end - start` bytes once encoded again. Invalid
+ * UTF-8 decodes to U+FFFD, three bytes for each bad byte: the text is then cut (at its end
+ * for a head, at its start for a tail) so that the preview keeps the byte limit.
+ */
+const decodeWithin = (bytes: Buffer, start: number, end: number, keep: "start" | "end"): string => {
+  const text = bytes.toString("utf8", start, end)
+  const budget = end - start
+  if (text.length <= budget / 3 || Buffer.byteLength(text, "utf8") <= budget) return text
+  const points = Array.from(text)
+  let used = 0
+  if (keep === "start") {
+    let i = 0
+    for (; i < points.length; i++) {
+      const width = utf8Length(points[i]!.codePointAt(0)!)
+      if (used + width > budget) break
+      used += width
+    }
+    return points.slice(0, i).join("")
+  }
+  let i = points.length
+  for (; i > 0; i--) {
+    const width = utf8Length(points[i - 1]!.codePointAt(0)!)
+    if (used + width > budget) break
+    used += width
+  }
+  return points.slice(i).join("")
+}
+
 /** The kept head text of a plan. */
 export const headText = (source: Source, plan: Plan): string =>
-  asBuffer(source.head).toString("utf8", 0, plan.headEnd)
+  decodeWithin(asBuffer(source.head), 0, plan.headEnd, "start")
 
 /** The kept tail text of a plan. */
 export const tailText = (source: Source, plan: Plan): string =>
-  asBuffer(source.tail).toString("utf8", plan.tailStart - source.tailStart, plan.tailEnd - source.tailStart)
+  decodeWithin(
+    asBuffer(source.tail),
+    plan.tailStart - source.tailStart,
+    plan.tailEnd - source.tailStart,
+    "end"
+  )
 
 /** The model-visible marker, e.g. `...90 lines truncated...`. */
 export const marker = (removed: number, unit: Unit): string => `...${removed} ${unit} truncated...`

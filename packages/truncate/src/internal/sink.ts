@@ -14,7 +14,10 @@ export interface Settings {
   readonly maxLines: number
   readonly maxBytes: number
   readonly direction: Cut.Direction
-  readonly hint: (outputPath: string) => string
+  readonly hint: (
+    outputPath: string,
+    saved?: { readonly savedBytes: number; readonly totalBytes: number }
+  ) => string
   readonly unsavedHint: string
   readonly report: (error: PlatformError.PlatformError) => Effect.Effect<void>
 }
@@ -206,7 +209,10 @@ export const make = (store: SpillFile.Store, settings: Settings): Effect.Effect<
         totalLines: lines
       }
       const plan = Cut.plan(source, settings.direction, maxLines, maxBytes)
-      const hint = outputPath !== undefined ? settings.hint(outputPath) : settings.unsavedHint
+      // A file that stopped at its cap is not the full output: the hint says so.
+      const capped =
+        total > store.maxSpillBytes ? { savedBytes: store.maxSpillBytes, totalBytes: total } : undefined
+      const hint = outputPath !== undefined ? settings.hint(outputPath, capped) : settings.unsavedHint
       const content = Cut.render(source, plan, hint)
       result =
         outputPath !== undefined
