@@ -73,6 +73,11 @@ const visit = (node: SyntaxNode, ctx: Context): void => {
     return
   }
   if (!node.isNamed) return
+  // Leaves are most of a tree: settled before the switch.
+  if (BASH_SYNTAX.get(type) === "inert") {
+    inertLeaf(node, type, ctx)
+    return
+  }
   switch (type) {
     case "command": {
       const built = buildCommand(node, ctx.attached.get(node.id) ?? [], ctx)
@@ -242,23 +247,24 @@ const visit = (node: SyntaxNode, ctx: Context): void => {
         visitChildren(node, ctx)
         return
       }
-      if (kind === "inert") {
-        if (ctx.arithmetic > 0) {
-          if (type === "variable_name" || type === "word" || type === "special_variable_name")
-            arithmeticName(node, ctx)
-          else if (type === "simple_expansion") {
-            const name = node.namedChildren[0]
-            if (name !== undefined) arithmeticName(name, ctx)
-          }
-        }
-        if (SCANNED_UNQUOTED.has(type)) scanLeaf(node, true, ctx)
-        else if (SCANNED_QUOTED.has(type)) scanLeaf(node, false, ctx)
-        return
-      }
+
       ctx.out.problems.push(`the walk does not model the syntax node \`${type}\`: \`${clip(node.text)}\``)
       visitChildren(node, ctx)
     }
   }
+}
+
+const inertLeaf = (node: SyntaxNode, type: string, ctx: Context): void => {
+  if (ctx.arithmetic > 0) {
+    if (type === "variable_name" || type === "word" || type === "special_variable_name")
+      arithmeticName(node, ctx)
+    else if (type === "simple_expansion") {
+      const name = node.namedChildren[0]
+      if (name !== undefined) arithmeticName(name, ctx)
+    }
+  }
+  if (SCANNED_UNQUOTED.has(type)) scanLeaf(node, true, ctx)
+  else if (SCANNED_QUOTED.has(type)) scanLeaf(node, false, ctx)
 }
 
 const scanLeaf = (node: SyntaxNode, unquoted: boolean, ctx: Context): void => {

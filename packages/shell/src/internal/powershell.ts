@@ -65,6 +65,16 @@ const visit = (node: SyntaxNode, ctx: Context): void => {
     return
   }
   if (!node.isNamed) return
+  if (POWERSHELL_SYNTAX.get(node.type) === "inert") {
+    if (node.type === "generic_token" || node.type === "command_name") {
+      const found = hiddenPowerShellExpansion(ctx.source, node.startIndex, node.endIndex)
+      if (found !== undefined)
+        ctx.out.problems.push(
+          `\`${clip(node.text)}\` still holds \`${found}\`, which PowerShell expands but the parser left as text`
+        )
+    }
+    return
+  }
   switch (node.type) {
     case "command": {
       const built = buildCommand(node, ctx)
@@ -140,16 +150,7 @@ const visit = (node: SyntaxNode, ctx: Context): void => {
         visitChildren(node, ctx)
         return
       }
-      if (kind === "inert") {
-        if (node.type === "generic_token" || node.type === "command_name") {
-          const found = hiddenPowerShellExpansion(ctx.source, node.startIndex, node.endIndex)
-          if (found !== undefined)
-            ctx.out.problems.push(
-              `\`${clip(node.text)}\` still holds \`${found}\`, which PowerShell expands but the parser left as text`
-            )
-        }
-        return
-      }
+
       ctx.out.problems.push(
         `the walk does not model the syntax node \`${node.type}\`: \`${clip(node.text)}\``
       )
