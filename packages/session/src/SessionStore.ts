@@ -23,13 +23,17 @@
  *
  * @since 0.0.0
  */
+import * as NodeFsSync from "node:fs"
 import * as NodeFs from "node:fs/promises"
 import * as NodePath from "node:path"
 import * as AtomicFile from "@gatehousejs/core/AtomicFile"
+import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
 import * as Semaphore from "effect/Semaphore"
 import * as Message from "./Message.ts"
@@ -375,12 +379,137 @@ const load = Effect.fnUntraced(function* (root: string) {
 })
 
 /**
+ * Default time after a session's last activity when the reaper removes it (30 days).
+ *
+ * @since 0.1.0
+ */
+export const RETENTION: Duration.Duration = Duration.days(30)
+
+/**
+ * Default cap of everything the file store keeps (2 GiB): past it the sessions least
+ * recently active are removed first.
+ *
+ * @since 0.1.0
+ */
+export const MAX_STORE_BYTES = 2 * 1024 * 1024 * 1024
+
+/**
+ * Default time between two reaper passes (1 hour); the first runs a minute after start.
+ *
+ * @since 0.1.0
+ */
+export const REAP_INTERVAL: Duration.Duration = Duration.hours(1)
+
+const FIRST_REAP_DELAY = Duration.minutes(1)
+
+/**
+ * How long the file store keeps sessions. Checkpoints hold whole file contents, so stored
+ * sessions would otherwise grow without bound.
+ *
+ * @since 0.1.0
+ */
+export interface RetentionOptions {
+  /** Age by last activity after which a session goes, with its messages and checkpoints (default 30 days). */
+  readonly retention?: Duration.Input | undefined
+  /** Most bytes kept in all (default 2 GiB); the least recently active sessions go first. */
+  readonly maxBytes?: number | undefined
+  /** Time between passes (default 1 hour). */
+  readonly reapInterval?: Duration.Input | undefined
+}
+
+/** When a session was last active: its last update, or its newest message. */
+const lastActivity = (info: Session.Info, entries: Map<string, Entry> | undefined) => {
+  let last = info.time.updated
+  for (const entry of entries?.values() ?? []) {
+    const time = entry.info.time as { readonly created: number; readonly completed?: number }
+    last = Math.max(last, time.created, time.completed ?? 0)
+  }
+  return last
+}
+
+/** Bytes under `path` (a file or a directory), counted without following symlinks. */
+const sizeOf = (path: string): number => {
+  let stat: NodeFsSync.Stats | undefined
+  try {
+    stat = NodeFsSync.lstatSync(path, { throwIfNoEntry: false })
+  } catch {
+    return 0
+  }
+  if (stat === undefined) return 0
+  if (!stat.isDirectory()) return stat.size
+  let total = 0
+  for (const name of NodeFsSync.readdirSync(path)) total += sizeOf(NodePath.join(path, name))
+  return total
+}
+
+/**
+ * The reaper of the file store, as Truncate's: a pass a minute after start, then every
+ * interval, forked into the layer's scope. A pass removes every session inactive for
+ * longer than the retention, then the least recently active ones until the store is under
+ * its cap. A failed pass is logged; the next one still runs.
+ */
+const reaper = (
+  root: string,
+  sessions: Map<string, Session.Info>,
+  messages: Map<string, Map<string, Entry>>,
+  store: Interface,
+  options: RetentionOptions
+) =>
+  Effect.gen(function* () {
+    const retention = Duration.toMillis(Duration.fromInputUnsafe(options.retention ?? RETENTION))
+    const maxBytes = options.maxBytes ?? MAX_STORE_BYTES
+    const pass = Effect.gen(function* () {
+      const now = yield* Clock.currentTimeMillis
+      const byAge = [...sessions.values()]
+        .map((info) => ({ info, last: lastActivity(info, messages.get(info.id)) }))
+        .sort((a, b) => a.last - b.last)
+      const expired = byAge.filter((entry) => now - entry.last > retention)
+      const kept = byAge.filter((entry) => now - entry.last <= retention)
+      const sizes = new Map(
+        kept.map((entry) => {
+          const id = entry.info.id
+          const size =
+            sizeOf(NodePath.join(root, "session", `${id}.json`)) +
+            sizeOf(NodePath.join(root, "session", id)) +
+            sizeOf(NodePath.join(root, "message", id)) +
+            sizeOf(NodePath.join(root, "part", id))
+          return [id, size]
+        })
+      )
+      let total = 0
+      for (const size of sizes.values()) total += size
+      const victims = expired.map((entry) => entry.info.id)
+      // The newest session stays whatever its size: it may be the one in use.
+      for (const entry of kept.slice(0, -1)) {
+        if (total <= maxBytes) break
+        victims.push(entry.info.id)
+        total -= sizes.get(entry.info.id) ?? 0
+      }
+      for (const id of victims) yield* store.removeSession(id)
+      if (victims.length > 0)
+        yield* Effect.logInfo(
+          `session store: removed ${victims.length} session${victims.length === 1 ? "" : "s"} (${expired.length} inactive for over ${Duration.format(Duration.millis(retention))})`
+        )
+    }).pipe(
+      Effect.catchCause((cause) =>
+        Cause.hasInterruptsOnly(cause)
+          ? Effect.failCause(cause)
+          : Effect.logError("session store: the retention pass failed", cause)
+      )
+    )
+    yield* Effect.sleep(FIRST_REAP_DELAY).pipe(
+      Effect.andThen(Effect.repeat(pass, Schedule.spaced(options.reapInterval ?? REAP_INTERVAL))),
+      Effect.forkScoped
+    )
+  })
+
+/**
  * A store that keeps every record in a JSON file under `directory` and loads them back
  * when the layer starts. Writes are atomic and applied in the order they were made.
  *
  * @since 0.0.0
  */
-export const layerFile = (directory: string): Layer.Layer<Service> =>
+export const layerFile = (directory: string, options: RetentionOptions = {}): Layer.Layer<Service> =>
   Layer.effect(
     Service,
     Effect.gen(function* () {
@@ -439,6 +568,8 @@ export const layerFile = (directory: string): Layer.Layer<Service> =>
         remove: (ref) => persist.remove(sidecarPath(ref), false),
         removeAll: (sessionID) => persist.remove(["session", sessionID], true)
       }
-      return Service.of(makeStore(sessions, messages, persist, sidecars))
+      const store = makeStore(sessions, messages, persist, sidecars)
+      yield* reaper(root, sessions, messages, store, options)
+      return Service.of(store)
     })
   )

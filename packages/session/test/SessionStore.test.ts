@@ -7,6 +7,7 @@ import type * as Session from "@gatehousejs/session/Session"
 import * as SessionStore from "@gatehousejs/session/SessionStore"
 import * as Effect from "effect/Effect"
 import * as Logger from "effect/Logger"
+import * as TestClock from "effect/testing/TestClock"
 
 const session: Session.Info = {
   id: "ses_1",
@@ -310,6 +311,55 @@ describe("SessionStore", () => {
         )
         assert.strictEqual(onDisk.state.status, "error")
         assert.isTrue(onDisk.state.interrupted)
+      }).pipe(Effect.scoped)
+  )
+
+  it.effect(
+    "layerFile: sessions inactive past the retention go with their checkpoints; a size cap drops the least recent",
+    () =>
+      Effect.gen(function* () {
+        const dir = yield* temp
+        const DAY = 24 * 60 * 60 * 1000
+        const at = (id: string, updated: number): Session.Info => ({
+          id,
+          directory: "/tmp/p",
+          title: id,
+          time: { created: updated, updated }
+        })
+        // Written without a reaper running: a store with a retention that never comes.
+        yield* Effect.gen(function* () {
+          const store = yield* SessionStore.Service
+          yield* store.putSession(at("ses_old", 1 * DAY))
+          yield* store.putSidecar(
+            { sessionID: "ses_old", kind: "checkpoint", name: "1" },
+            { big: "x".repeat(100) }
+          )
+          yield* store.putSession(at("ses_mid", 20 * DAY))
+          yield* store.putSidecar(
+            { sessionID: "ses_mid", kind: "checkpoint", name: "1" },
+            { big: "x".repeat(4000) }
+          )
+          yield* store.putSession(at("ses_new", 39 * DAY))
+          yield* store.putSidecar(
+            { sessionID: "ses_new", kind: "checkpoint", name: "1" },
+            { big: "x".repeat(4000) }
+          )
+        }).pipe(Effect.provide(SessionStore.layerFile(dir)))
+        yield* TestClock.setTime(40 * DAY)
+        const ids = yield* Effect.gen(function* () {
+          const store = yield* SessionStore.Service
+          const listed = () => Effect.map(store.listSessions(), (all) => all.map((info) => info.id))
+          assert.deepStrictEqual(yield* listed(), ["ses_mid", "ses_new", "ses_old"])
+          // The first pass runs a minute after start; it removes files, so let it finish.
+          yield* TestClock.adjust("61 seconds")
+          for (let i = 0; i < 200 && (yield* listed()).length > 1; i++)
+            yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 5)))
+          return yield* listed()
+        }).pipe(Effect.provide(SessionStore.layerFile(dir, { retention: "30 days", maxBytes: 6000 })))
+        // ses_old is 39 days idle; ses_mid went for the cap (the newest always stays).
+        assert.deepStrictEqual(ids, ["ses_new"])
+        const left = yield* Effect.promise(() => NodeFs.readdir(NodePath.join(dir, "session")))
+        assert.deepStrictEqual(left.sort(), ["ses_new", "ses_new.json"])
       }).pipe(Effect.scoped)
   )
 })
