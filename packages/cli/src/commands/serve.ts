@@ -10,7 +10,6 @@ import * as Instance from "@gatehousejs/core/Instance"
 import * as ApprovalStore from "@gatehousejs/permission/ApprovalStore"
 import * as Permission from "@gatehousejs/permission/Permission"
 import * as Server from "@gatehousejs/server/Server"
-import * as Sandbox from "@gatehousejs/shell/Sandbox"
 import * as Checkpoint from "@gatehousejs/session/Checkpoint"
 import * as DefaultTools from "@gatehousejs/session/DefaultTools"
 import * as ScriptedModel from "@gatehousejs/session/ScriptedModel"
@@ -18,6 +17,7 @@ import * as SessionProcessor from "@gatehousejs/session/SessionProcessor"
 import * as SessionPrompt from "@gatehousejs/session/SessionPrompt"
 import * as SessionStatus from "@gatehousejs/session/SessionStatus"
 import * as SessionStore from "@gatehousejs/session/SessionStore"
+import * as Sandbox from "@gatehousejs/shell/Sandbox"
 import * as Truncate from "@gatehousejs/truncate/Truncate"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -44,6 +44,10 @@ options:
   --script FILE  model script (JSON), instead of the demo script
   --sandbox MODE the kernel sandbox of the commands: auto (default), enforce or off
   -h, --help     this help`
+
+/** 127.0.0.0/8, ::1 and localhost: the only hosts nothing else on the network can reach. */
+const isLoopback = (host: string) =>
+  host === "localhost" || host === "::1" || host === "[::1]" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host)
 
 const fail = (message: string): number => {
   console.error(`gatehouse serve: ${message}`)
@@ -83,7 +87,10 @@ const stack = (options: {
     ruleset: options.config.permission,
     shell: {
       ...(options.config.shell === undefined ? {} : { shell: options.config.shell }),
-      sandbox: { ...options.config.sandbox, ...(options.sandbox === undefined ? {} : { mode: options.sandbox }) }
+      sandbox: {
+        ...options.config.sandbox,
+        ...(options.sandbox === undefined ? {} : { mode: options.sandbox })
+      }
     }
   }).pipe(
     Layer.provide(DefaultTools.layer),
@@ -172,6 +179,14 @@ export const main = async (argv: ReadonlyArray<string>): Promise<number> => {
   sandbox   ${sandboxStatus}
 
 Press Ctrl+C to stop.`)
+      const host = values.host
+      if (host !== undefined && !isLoopback(host))
+        console.error(
+          `gatehouse serve: warning: --host ${host} is not a loopback address: port ${server.port} (the HTTP API that ` +
+            "creates sessions, runs the agent's tools and answers permission asks, the event stream and the web page) " +
+            "can be reached from other machines on the network. Every request still needs the token, and requests " +
+            "whose Host header is not a loopback name are refused (403); use an SSH tunnel or a reverse proxy you trust."
+        )
       yield* Effect.callback<void>((resume) => {
         const stop = () => resume(Effect.void)
         process.once("SIGINT", stop)
