@@ -301,6 +301,20 @@ layer(ShellParser.layer)("issue 16", (it) => {
     { command: "LD_PRELOAD=./x.so ls", block: OPEN, expect: "ask" },
     { command: "$env:GIT_SSH_COMMAND = 'rm -rf x'; git fetch", dialect: ps, block: DENY, expect: "deny" },
     { command: "$env:NODE_OPTIONS = '--require ./e.js'; npm test", dialect: ps, block: OPEN, expect: "ask" },
+    {
+      command: "Set-Item env:GIT_SSH_COMMAND 'rm -rf x'; git fetch",
+      dialect: ps,
+      block: DENY,
+      expect: "deny"
+    },
+    {
+      command: "Set-Item -Path Env:NODE_OPTIONS -Value '--require ./e.js'",
+      dialect: ps,
+      block: OPEN,
+      expect: "ask"
+    },
+    { command: "git config -f .gitmodules submodule.x.update '!rm -rf x'", block: DENY, expect: "deny" },
+    { command: "yarn workspace app exec rm -rf x", block: DENY, expect: "deny" },
     // Writes to files that configure later commands are edits that execute.
     { command: "echo 'script-shell=./evil.sh' >> .npmrc", block: DENY, expect: "deny" },
     { command: "echo x > .git/hooks/pre-commit", block: DENY, expect: "deny" },

@@ -398,6 +398,8 @@ const interpretWords = (
   }
 
   if (key === "ln" || key === "link" || (key === "new-item" && createsLink(words))) env.links.push(command)
+  if (ps && (key === "set-item" || key === "new-item" || key === "set-content" || key === "add-content"))
+    environmentItem(env, command, args, inner)
   const handled = special(env, command, key, args, inner)
   if (handled) return
   const sink = sinkFor(env, command, inner)
@@ -419,6 +421,39 @@ const opsFor = (env: Env, command: MutableCommand, key: string, scope: Scope): R
   projectRoot: env.resolver.root,
   home: env.home
 })
+
+// `Set-Item env:NAME value` (and New-Item, Set-Content): an assignment of the environment.
+const environmentItem = (
+  env: Env,
+  command: MutableCommand,
+  words: ReadonlyArray<Word>,
+  scope: Scope
+): void => {
+  let name: string | undefined
+  let value: Word | undefined
+  for (let i = 1; i < words.length; i++) {
+    const word = words[i]!
+    if (word.parameter) {
+      const option = word.value.toLowerCase()
+      if (Programs.isAbbreviation(option, "-value", 1)) value = words[++i]
+      else if (
+        Programs.isAbbreviation(option, "-path", 1) ||
+        option === "-literalpath" ||
+        option === "-name"
+      ) {
+        const path = words[++i]
+        const match = path?.isStatic ? /^(?:env:[\\/]?)([A-Za-z_][A-Za-z0-9_]*)$/i.exec(path.value) : null
+        if (match && (option !== "-name" || name === undefined)) name = match[1]
+      }
+      continue
+    }
+    const match = word.isStatic ? /^env:[\\/]?([A-Za-z_][A-Za-z0-9_]*)$/i.exec(word.value) : null
+    if (match && name === undefined) name = match[1]
+    else if (value === undefined) value = word
+  }
+  if (name === undefined) return
+  checkAssignment(env, command, { name, value: value ?? staticWord("") }, [], scope)
+}
 
 const sinkFor = (env: Env, command: MutableCommand, scope: Scope): Risks.Sink => ({
   note: (kind, message) => commandNote(command, kind, message),

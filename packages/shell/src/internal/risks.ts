@@ -474,7 +474,7 @@ const extCommand = (spec: string): string => {
 }
 
 const GIT_EXECUTING_KEYS =
-  /^(core\.(pager|editor|sshcommand|fsmonitor|hookspath|askpass|gitproxy|alternaterefscommand)|diff\..*\.(command|textconv)|diff\.external|merge\..*\.driver|filter\..*\.(clean|smudge|process)|credential\.helper|pager\..*|sequence\.editor|gpg\.program|gpg\..*\.program|uploadpack\.packobjectshook|include\.path|includeif\..*|remote\..*\.(uploadpack|receivepack|proxy)|url\..*|http\.proxy|protocol\..*|alias\..*)$/i
+  /^(core\.(pager|editor|sshcommand|fsmonitor|hookspath|askpass|gitproxy|alternaterefscommand)|diff\..*\.(command|textconv)|diff\.external|merge\..*\.driver|filter\..*\.(clean|smudge|process)|credential\.helper|pager\..*|sequence\.editor|gpg\.program|gpg\..*\.program|uploadpack\.packobjectshook|include\.path|includeif\..*|remote\..*\.(uploadpack|receivepack|proxy)|url\..*|http\.proxy|protocol\..*|alias\..*|submodule\..*\.update|core\.editor)$/i
 
 // git's own commands (porcelain and plumbing people type); anything else is an alias or a
 // `git-<name>` program.
@@ -649,7 +649,12 @@ const git = (name: string, words: ReadonlyArray<Word>, sink: Sink): void => {
       }
       return
     case "config": {
-      const positional = rest.filter((a) => !a.startsWith("-"))
+      const positional: Array<string> = []
+      for (let k = 0; k < rest.length; k++) {
+        const a = rest[k]!
+        if (/^(-f|--file|--blob|--type|--default|--comment)$/.test(a)) k++
+        else if (!a.startsWith("-")) positional.push(a)
+      }
       if (positional.length >= 2) configRisk(name, `${positional[0]}=${positional[1]}`, sink, "config")
       return
     }
@@ -674,6 +679,11 @@ const configRisk = (name: string, assignment: string, sink: Sink, how: string): 
     // alias's name (`-c alias.p=push p -f` pushes): both are judged.
     if (value.startsWith("!")) sink.text(value.slice(1), "bash", `the git alias ${key.slice(6)}`)
     else if (value.trim() !== "") sink.text(`git ${value}`, "bash", `the git alias ${key.slice(6)}`)
+    return
+  }
+  if (/^submodule\..*\.update$/i.test(key)) {
+    // `!cmd` runs on `git submodule update`; checkout, rebase, merge and none run nothing.
+    if (value.startsWith("!")) sink.text(value.slice(1), "bash", `${name} ${key}`)
     return
   }
   if (

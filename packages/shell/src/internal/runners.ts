@@ -160,6 +160,12 @@ export const special = (key: string, words: ReadonlyArray<Word>, ops: Ops): bool
       return false
     case "pnpm":
     case "yarn":
+      if (key === "yarn" && sub === "workspace") {
+        // `yarn workspace NAME COMMAND…` runs that yarn command in the workspace.
+        const rest = words.slice(3)
+        if (rest.length > 0) ops.child([words[0]!, ...rest], "yarn workspace")
+        return true
+      }
       if (sub === "exec" || sub === "dlx") {
         runPackage(words, 2, `${key} ${sub}`, ops)
         return true
