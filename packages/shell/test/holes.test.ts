@@ -315,6 +315,13 @@ layer(ShellParser.layer)("issue 16", (it) => {
     },
     { command: "git config -f .gitmodules submodule.x.update '!rm -rf x'", block: DENY, expect: "deny" },
     { command: "yarn workspace app exec rm -rf x", block: DENY, expect: "deny" },
+    // Remote execution: the remote command is judged by the rules (its paths are not ours).
+    { command: "ssh host rm -rf x", block: DENY, expect: "deny" },
+    { command: "ssh -p 2222 -i key user@host 'ls; rm -rf /srv/x'", block: DENY, expect: "deny" },
+    { command: "ssh host cat /etc/hostname", block: OPEN, expect: "allow" },
+    { command: "ssh -N -L 8080:localhost:80 host", block: OPEN, expect: "allow" },
+    { command: "docker exec -it web rm -rf /app", block: DENY, expect: "deny" },
+    { command: "kubectl -n prod exec pod -- rm -rf /data", block: DENY, expect: "deny" },
     // Writes to files that configure later commands are edits that execute.
     { command: "echo 'script-shell=./evil.sh' >> .npmrc", block: DENY, expect: "deny" },
     { command: "echo x > .git/hooks/pre-commit", block: DENY, expect: "deny" },

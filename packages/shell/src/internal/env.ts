@@ -12,6 +12,8 @@ export interface Scope {
   readonly depth: number
   /** Same shell as the text around it (eval, Invoke-Expression): its `cd` would leak out. */
   readonly sameShell: boolean
+  /** Runs on another computer (`ssh host cmd`, `docker exec`): its paths are not local files. */
+  readonly remote?: boolean
 }
 
 export interface Payload {

@@ -78,6 +78,7 @@ export const enterDirectory = (
   via: string,
   leading = false
 ): void => {
+  if (scope.remote === true) return
   env.seen.add("cd")
   const cdpath = env.seen.has("CDPATH") && !(target.path !== undefined && NodePath.isAbsolute(target.path))
   const targets = cdpath ? undefined : resolveWord(command, target, scope, "read")
@@ -223,6 +224,8 @@ export const touch = (
   via: PathAccess["via"],
   scope: Scope
 ): void => {
+  // Another computer's files are not judged as ours (the command itself still is).
+  if (scope.remote === true) return
   if (word.isStatic && word.value.includes("://") && URL_LIKE.test(word.value)) return
   if (word.path !== undefined) {
     const exempt = access === "write" ? Programs.HARMLESS_WRITES : Programs.HARMLESS_READS
@@ -314,6 +317,15 @@ export const argumentPaths = (
   scope: Scope
 ): void => {
   if (Programs.NO_PATH_ARGUMENTS.has(key)) return
+  if (key === "ssh") {
+    // Its operands are a host and a remote command line: only its key and config files are ours.
+    for (let i = 1; i < words.length - 1; i++) {
+      const option = words[i]!.value
+      if (option === "-i" || option === "-F") touch(env, command, words[i + 1]!, "read", "argument", scope)
+      if (option === "-E") touch(env, command, words[i + 1]!, "write", "argument", scope)
+    }
+    return
+  }
   const ps = scope.dialect === "powershell"
   const writeOptions = Programs.WRITE_OPTIONS.get(key) ?? []
   const patternOptions = Programs.PATTERN_FIRST.get(key)

@@ -416,6 +416,12 @@ const opsFor = (env: Env, command: MutableCommand, key: string, scope: Scope): R
     if (child !== undefined) command.wraps = child
   },
   text: (text, dialect, via) => enqueueText(env, command, text, dialect, scope, via, false),
+  remote: (words, via) => {
+    const remote: Scope = { ...scope, cwds: [...scope.cwds], remote: true }
+    if (words.some((w) => !w.isStatic))
+      commandNote(command, "unmodelled", `${via} runs a command line only known at run time`)
+    else enqueueText(env, command, words.map((w) => w.value).join(" "), "bash", remote, via, false)
+  },
   touch: (word, access) => touch(env, command, word, access, "argument", scope),
   paths: (words) => argumentPaths(env, command, key, words, scope),
   projectRoot: env.resolver.root,
@@ -680,7 +686,14 @@ const enqueueText = (
     dialect,
     parent: command.index,
     via,
-    scope: { dialect, cwds: [...scope.cwds], unknown: scope.unknown, depth: scope.depth + 1, sameShell }
+    scope: {
+      dialect,
+      cwds: [...scope.cwds],
+      unknown: scope.unknown,
+      depth: scope.depth + 1,
+      sameShell,
+      ...(scope.remote === true ? { remote: true } : {})
+    }
   })
 }
 

@@ -16,6 +16,8 @@ export interface Ops {
   readonly child: (words: ReadonlyArray<Word>, via: string) => void
   /** Judges `text` as a command line this one runs. */
   readonly text: (text: string, dialect: Dialect, via: string) => void
+  /** Judges `words`, joined, as a command line run on another computer (its paths are not ours). */
+  readonly remote: (words: ReadonlyArray<Word>, via: string) => void
   readonly touch: (word: Word, access: "read" | "write") => void
   /** The file arguments of `words`, as for any program. */
   readonly paths: (words: ReadonlyArray<Word>) => void
@@ -120,6 +122,10 @@ export const SPECIAL: ReadonlySet<string> = new Set([
 
 /** The programs {@link check} looks at. */
 export const CHECKED: ReadonlySet<string> = new Set([
+  "ssh",
+  "docker",
+  "podman",
+  "kubectl",
   "npm",
   "pnpm",
   "yarn",
@@ -581,6 +587,22 @@ export const check = (key: string, words: ReadonlyArray<Word>, args: ReadonlyArr
     case "git":
       gitConfig(args, ops)
       return
+    case "ssh":
+      ssh(words, ops)
+      return
+    case "docker":
+    case "podman":
+      if (args[1]?.value === "exec") containerExec(args, ops, `${key} exec`)
+      return
+    case "kubectl":
+      if (args[1]?.value === "exec") {
+        const dash = args.findIndex((w) => w.value === "--")
+        if (dash !== -1 && dash + 1 < args.length) {
+          ops.note("executes", "kubectl exec runs a command in a container")
+          ops.remote(args.slice(dash + 1), "kubectl exec")
+        }
+      }
+      return
     case "sqlite3":
       sqlite(words, ops)
       return
@@ -595,6 +617,73 @@ export const check = (key: string, words: ReadonlyArray<Word>, args: ReadonlyArr
     default:
       return
   }
+}
+
+const SSH_VALUED = new Set([
+  "-b",
+  "-c",
+  "-D",
+  "-E",
+  "-e",
+  "-F",
+  "-I",
+  "-i",
+  "-J",
+  "-L",
+  "-l",
+  "-m",
+  "-O",
+  "-o",
+  "-p",
+  "-Q",
+  "-R",
+  "-S",
+  "-W",
+  "-w",
+  "-B"
+])
+
+// `ssh [options] host command…`: the words after the host are one command line for the
+// remote shell.
+const ssh = (words: ReadonlyArray<Word>, ops: Ops): void => {
+  let i = 1
+  let none = false
+  while (i < words.length && words[i]!.isStatic && words[i]!.value.startsWith("-")) {
+    const text = words[i]!.value
+    if (text === "--") {
+      i++
+      break
+    }
+    if (/^-[a-zA-Z0-9]*N/.test(text)) none = true
+    const last = `-${text[text.length - 1]}`
+    i += text.length === 2 && SSH_VALUED.has(text) ? 2 : text.length > 2 && SSH_VALUED.has(last) ? 2 : 1
+  }
+  const rest = words.slice(i + 1)
+  if (none || rest.length === 0) return
+  ops.note("executes", `ssh runs \`${rest.map((w) => w.raw).join(" ")}\` on another computer`)
+  ops.remote(rest, "ssh")
+}
+
+const CONTAINER_VALUED = new Set([
+  "-e",
+  "--env",
+  "--env-file",
+  "-u",
+  "--user",
+  "-w",
+  "--workdir",
+  "--detach-keys"
+])
+const containerExec = (args: ReadonlyArray<Word>, ops: Ops, via: string): void => {
+  let i = 2
+  while (i < args.length && args[i]!.isStatic && args[i]!.value.startsWith("-")) {
+    const text = args[i]!.value
+    i += CONTAINER_VALUED.has(text) ? 2 : 1
+  }
+  const rest = args.slice(i + 1)
+  if (rest.length === 0) return
+  ops.note("executes", `${via} runs a command in a container`)
+  ops.remote(rest, via)
 }
 
 // Options whose value is a program, a file of code, or configuration that names one.
