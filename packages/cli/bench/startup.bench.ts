@@ -28,7 +28,10 @@ writeFileSync(
 const waitRusage = `
 import json, os, subprocess, sys, time
 start = time.perf_counter()
-child = subprocess.Popen(sys.argv[1:], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+data = os.environ.get("BENCH_STDIN", "").encode("utf8")
+child = subprocess.Popen(sys.argv[1:], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.PIPE)
+child.stdin.write(data)
+child.stdin.close()
 out = child.stdout.read()
 _, status, usage = os.wait4(child.pid, 0)
 print(json.dumps({"ms": (time.perf_counter() - start) * 1000, "rssKiB": usage.ru_maxrss, "status": os.waitstatus_to_exitcode(status), "out": out.decode("utf8", "replace")}))
@@ -41,8 +44,12 @@ interface Sample {
   readonly out: string
 }
 
-const measure = (argv: ReadonlyArray<string>): Sample => {
-  const result = spawnSync("python3", ["-c", waitRusage, ...argv], { cwd: project, encoding: "utf8" })
+const measure = (argv: ReadonlyArray<string>, stdin = ""): Sample => {
+  const result = spawnSync("python3", ["-c", waitRusage, ...argv], {
+    cwd: project,
+    encoding: "utf8",
+    env: { ...process.env, BENCH_STDIN: stdin }
+  })
   if (result.status !== 0)
     throw new Error(`bench: python3 could not time ${argv.join(" ")}: ${result.stderr}`)
   return JSON.parse(result.stdout) as Sample
@@ -86,6 +93,15 @@ const cases = [
     expect: /^\(no output\)$/m,
     time: 6,
     rss: 3
+  },
+  {
+    // A hook runs before every tool call of the agent: the check's targets apply.
+    name: "hook claude-code (ls)",
+    argv: [process.execPath, bin, "hook", "claude-code"],
+    stdin: JSON.stringify({ tool_name: "Bash", tool_input: { command: "ls" }, cwd: project }),
+    expect: /"permissionDecision":"allow"/,
+    time: 4,
+    rss: 2.5
   }
 ] as const
 
@@ -108,7 +124,7 @@ for (const c of cases) {
     if (sample.status !== 0) throw new Error(`bench: node -e 0 exited ${sample.status}`)
   }
   for (let i = 0; i < warmup; i++) {
-    check(measure(c.argv))
+    check(measure(c.argv, "stdin" in c ? c.stdin : ""))
     checkBaseline(measure(baseline))
   }
   const timeRatios: Array<number> = []
@@ -118,10 +134,10 @@ for (const c of cases) {
   for (let i = 0; i < rounds; i++) {
     const pair =
       i % 2 === 0
-        ? { subject: measure(c.argv), base: measure(baseline) }
+        ? { subject: measure(c.argv, "stdin" in c ? c.stdin : ""), base: measure(baseline) }
         : (() => {
             const base = measure(baseline)
-            return { subject: measure(c.argv), base }
+            return { subject: measure(c.argv, "stdin" in c ? c.stdin : ""), base }
           })()
     check(pair.subject)
     checkBaseline(pair.base)

@@ -37,6 +37,11 @@ const commands: Record<string, Entry> = {
     what: "the HTTP API, event stream and web page",
     oneShot: false,
     load: () => import("./commands/serve.ts")
+  },
+  hook: {
+    what: "the gate of Claude Code, Gemini CLI or Codex (their pre-tool-call hook)",
+    oneShot: true,
+    load: () => import("./commands/hook.ts")
   }
 }
 
