@@ -2,7 +2,11 @@
  * How a command becomes a process: which shell runs it, and one run of `<shell> -c
  * <command>` in its own process group, with stdout and stderr merged into one stream of
  * bytes, a timeout, an optional abort, and a guarantee that nothing of the group is left
- * running when the run returns.
+ * running when the run returns. Every process of a run carries `GATEHOUSE_RUN_ID=<tag>` in
+ * its environment; on Linux the processes that left the group (`setsid`, `set -m`,
+ * `setpgid`) are found by it in /proc and killed too, and the outcome counts what had to
+ * be killed after the command ended. A process that clears its environment (`env -i`)
+ * still escapes this; a cgroup or PID namespace (the sandbox) is what closes that.
  *
  * Built on `node:child_process` behind an Effect API rather than effect's
  * `ChildProcessSpawner`, whose handle (effect 4.1.0) cannot do four things this module
@@ -15,6 +19,7 @@
  * @since 0.0.0
  */
 import { type ChildProcess, spawn } from "node:child_process"
+import { randomBytes } from "node:crypto"
 import { accessSync, constants, statSync } from "node:fs"
 import * as NodePath from "node:path"
 import type { Readable } from "node:stream"
@@ -24,7 +29,14 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Schema from "effect/Schema"
-import { groupAlive, signalGroup } from "./internal/processGroup.ts"
+import {
+  groupAlive,
+  liveMembers,
+  RUN_TAG,
+  signalEach,
+  signalGroup,
+  taggedProcesses
+} from "./internal/processGroup.ts"
 import * as ShellParser from "./ShellParser.ts"
 
 // ---------------------------------------------------------------------------------------
@@ -242,6 +254,15 @@ export interface Outcome {
   readonly interrupted: boolean
   readonly complete: boolean
   readonly bytes: number
+  /**
+   * Processes the command started that were still running when it ended (the shell
+   * exited, timed out or was aborted) and had to be killed: those left in its group, and
+   * those that had left it (`setsid`, `set -m`, `setpgid`), found by the run's tag in
+   * their environment (Linux). 0 when nothing was left.
+   */
+  readonly killed: number
+  /** Of {@link killed}, how many had left the command's process group. */
+  readonly escaped: number
 }
 
 /**
@@ -332,6 +353,11 @@ const openPipe = (stream: Readable): Pipe => {
 interface Proc {
   readonly child: ChildProcess
   readonly pid: number
+  /** The value of `GATEHOUSE_RUN_ID` in the environment of everything this run starts. */
+  readonly tag: string
+  /** What had to be killed once the command ended (see `Outcome.killed`). */
+  killed: number
+  escaped: number
   readonly stdout: Pipe
   readonly exited: Deferred.Deferred<readonly [number | null, NodeJS.Signals | null]>
   readonly eof: Deferred.Deferred<void>
@@ -368,13 +394,16 @@ const start = (options: RunOptions): Effect.Effect<Proc, SpawnError> =>
       return
     }
     const argv = commandArgv(options.shell, options.command)
+    const tag = randomBytes(8).toString("hex")
     let child: ChildProcess
     try {
       const merged = ["/bin/sh", "-c", MERGE_WRAPPER, "sh", ...argv]
-      const [file, ...args] = options.wrapper === undefined ? merged : [options.wrapper.file, ...options.wrapper.args, ...merged]
+      const [file, ...args] =
+        options.wrapper === undefined ? merged : [options.wrapper.file, ...options.wrapper.args, ...merged]
       child = spawn(file!, args, {
         cwd: options.cwd,
-        env: options.env ?? process.env,
+        // The tag follows every process the command starts, whatever group it moves to.
+        env: { ...(options.env ?? process.env), [RUN_TAG]: tag },
         detached: true,
         stdio: ["ignore", "pipe", "ignore"]
       })
@@ -395,6 +424,9 @@ const start = (options: RunOptions): Effect.Effect<Proc, SpawnError> =>
         Effect.succeed({
           child,
           pid: child.pid!,
+          tag,
+          killed: 0,
+          escaped: 0,
           stdout,
           exited,
           eof: Deferred.makeUnsafe<void>(),
@@ -434,13 +466,48 @@ const waitGone = Effect.fnUntraced(function* (proc: Proc, ms: number) {
   return true
 })
 
-/** SIGTERM to the group, SIGKILL after `killAfter`, and wait until no live member is left. */
+/** Waits until none of the run's tagged processes is left; true if they went within `ms`. */
+const waitEscapedGone = Effect.fnUntraced(function* (proc: Proc, ms: number) {
+  const deadline = (yield* Clock.currentTimeMillis) + ms
+  while (taggedProcesses(proc.tag).length > 0) {
+    if ((yield* Clock.currentTimeMillis) >= deadline) return false
+    yield* Effect.sleep(POLL_MS)
+  }
+  return true
+})
+
+/**
+ * SIGTERM to the group, SIGKILL after `killAfter`, and wait until no live member is left;
+ * then the same for the processes that left the group but carry the run's tag.
+ */
 const terminate = Effect.fnUntraced(function* (proc: Proc, killAfter: number) {
-  if (!alive(proc)) return
-  signalGroup(proc.pid, "SIGTERM")
-  if (yield* waitGone(proc, killAfter)) return
-  signalGroup(proc.pid, "SIGKILL")
-  yield* waitGone(proc, AFTER_SIGKILL_MS)
+  // The shell itself is the command, not something it left behind.
+  const members = new Set(liveMembers(proc.pid).filter((pid) => pid !== proc.pid))
+  const escaped = new Set<number>()
+  const scan = () => {
+    const found = taggedProcesses(proc.tag).filter((pid) => pid !== proc.pid)
+    for (const pid of found) if (!members.has(pid)) escaped.add(pid)
+    return found
+  }
+  scan()
+  if (alive(proc)) {
+    signalGroup(proc.pid, "SIGTERM")
+    if (!(yield* waitGone(proc, killAfter))) {
+      signalGroup(proc.pid, "SIGKILL")
+      yield* waitGone(proc, AFTER_SIGKILL_MS)
+    }
+  }
+  // Scanned again after the group went: one that left it while we looked is found now.
+  const left = scan()
+  if (left.length > 0) {
+    signalEach(left, "SIGTERM")
+    if (!(yield* waitEscapedGone(proc, killAfter))) {
+      signalEach(scan(), "SIGKILL")
+      yield* waitEscapedGone(proc, AFTER_SIGKILL_MS)
+    }
+  }
+  proc.killed += members.size + escaped.size
+  proc.escaped += escaped.size
 })
 
 /**
@@ -500,7 +567,9 @@ const supervise = Effect.fnUntraced(function* (proc: Proc, options: RunOptions) 
     timedOut: ending === "timeout",
     interrupted: ending === "abort",
     complete,
-    bytes: proc.bytes
+    bytes: proc.bytes,
+    killed: proc.killed,
+    escaped: proc.escaped
   } satisfies Outcome
 })
 

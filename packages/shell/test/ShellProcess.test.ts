@@ -214,22 +214,65 @@ describe("ShellProcess.run", () => {
     })
   )
 
-  it.live("returns within the drain bound when a process outside the group holds the pipe", () =>
-    Effect.gen(function* () {
-      // setsid leaves the group: it cannot be killed with it, and it never closes the pipe.
-      const { text, outcome, ms } = yield* collect("setsid sleep 20 & echo $!; echo escaped", {
-        drainQuiet: 100,
-        drainMax: 500
+  it.live(
+    "returns within the drain bound when a process outside the group holds the pipe, and kills it",
+    () =>
+      Effect.gen(function* () {
+        // setsid leaves the group, and it never closes the pipe: found by the run's tag.
+        const { text, outcome, ms } = yield* collect("setsid sleep 20 & echo $!; echo escaped", {
+          drainQuiet: 100,
+          drainMax: 500
+        })
+        const [pid, said] = text.trim().split("\n")
+        try {
+          assert.strictEqual(said, "escaped")
+          assert.strictEqual(outcome.exitCode, 0)
+          assert.isBelow(ms, 1500)
+          assert.isFalse(running(Number(pid)))
+          assert.strictEqual(outcome.killed, 1)
+          assert.strictEqual(outcome.escaped, 1)
+        } finally {
+          if (running(Number(pid))) process.kill(Number(pid), "SIGKILL")
+        }
       })
-      const [pid, said] = text.trim().split("\n")
-      try {
-        assert.strictEqual(said, "escaped")
-        assert.strictEqual(outcome.exitCode, 0)
-        assert.isFalse(outcome.complete)
-        assert.isBelow(ms, 1500)
-      } finally {
-        process.kill(Number(pid), "SIGKILL")
-      }
+  )
+
+  it.live(
+    "kills what left the process group by setsid, set -m or setpgid, even with its output closed, and says so",
+    () =>
+      Effect.gen(function* () {
+        const techniques = {
+          setsid: "setsid sleep 30 >/dev/null 2>&1 < /dev/null & pid=$!",
+          "set -m": "set -m; sleep 30 >/dev/null 2>&1 & pid=$!",
+          setpgid: `perl -e 'setpgrp(0, 0); exec "sleep", "30"' >/dev/null 2>&1 & pid=$!`
+        }
+        const left: Record<string, number> = {}
+        for (const [name, command] of Object.entries(techniques)) {
+          // The shell ends once the process has really left its group (and exec'd).
+          const { text, outcome } = yield* collect(
+            `${command}; for i in $(seq 100); do [ "$(ps -o pgid= -p $pid)" -ne "$(ps -o pgid= -p $$)" ] && [ "$(ps -o comm= -p $pid)" = sleep ] && break; sleep 0.02; done; echo $pid`,
+            { drainQuiet: 50, drainMax: 300, killAfter: 500 }
+          )
+          const pid = Number(text.trim())
+          left[name] = running(pid) ? 1 : 0
+          try {
+            assert.isFalse(running(pid), name)
+            assert.strictEqual(outcome.killed, 1, name)
+            assert.strictEqual(outcome.escaped, 1, name)
+            assert.strictEqual(outcome.exitCode, 0, name)
+          } finally {
+            if (running(pid)) process.kill(pid, "SIGKILL")
+          }
+        }
+        console.log("processes left after each escape technique:", left)
+      })
+  )
+
+  it.live("a command that leaves nothing behind kills nothing", () =>
+    Effect.gen(function* () {
+      const { outcome } = yield* collect("sleep 0.05; echo done")
+      assert.strictEqual(outcome.killed, 0)
+      assert.strictEqual(outcome.escaped, 0)
     })
   )
 

@@ -60,3 +60,50 @@ export const groupAlive = (pgid: number): boolean => {
   if (!signalGroup(pgid, 0)) return false
   return hasProc ? liveMembers(pgid).length > 0 : true
 }
+
+/** The environment variable every process of a run inherits, naming the run. */
+export const RUN_TAG = "GATEHOUSE_RUN_ID"
+
+/**
+ * The live processes (zombies excluded) whose environment names run `tag`, whatever
+ * group or session they moved to (`setsid`, `set -m`, `setpgid`): a process inherits its
+ * parent's environment, so everything the command started carries it unless it cleared
+ * its environment on purpose (`env -i`). Linux only (read from /proc); [] elsewhere.
+ */
+export const taggedProcesses = (tag: string): ReadonlyArray<number> => {
+  if (!hasProc) return []
+  const needle = Buffer.from(`\0${RUN_TAG}=${tag}\0`)
+  const first = Buffer.from(`${RUN_TAG}=${tag}\0`)
+  const out: Array<number> = []
+  let entries: Array<string>
+  try {
+    entries = readdirSync("/proc")
+  } catch {
+    return out
+  }
+  for (const entry of entries) {
+    const code = entry.charCodeAt(0)
+    if (code < 48 || code > 57 || Number(entry) === process.pid) continue
+    let environ: Buffer
+    try {
+      environ = readFileSync(`/proc/${entry}/environ`)
+    } catch {
+      continue
+    }
+    if (!(environ.includes(needle) || environ.subarray(0, first.length).equals(first))) continue
+    const stat = statOf(entry)
+    if (stat !== undefined && stat.state !== "Z" && stat.state !== "X") out.push(Number(entry))
+  }
+  return out
+}
+
+/** Sends `signal` to each pid; the ones that are gone already are skipped. */
+export const signalEach = (pids: ReadonlyArray<number>, signal: NodeJS.Signals): void => {
+  for (const pid of pids) {
+    try {
+      process.kill(pid, signal)
+    } catch {
+      // Gone already.
+    }
+  }
+}
