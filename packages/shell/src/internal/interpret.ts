@@ -375,10 +375,8 @@ const interpretWords = (
         "unmodelled",
         `${program}: unknown global option ${form.unknown.join(", ")}: where its subcommand starts is a guess`
       )
-    for (const { option, value } of form.directories) {
-      if (inner === scope) inner = { ...scope, cwds: [...scope.cwds] }
-      enterDirectory(env, command, value, inner, `${program} ${option}`)
-    }
+    for (const { option, value } of form.directories)
+      inner = workIn(env, command, value, scope, inner, option, program)
     if (form.moved) command.canonical = form.words.map((w) => w.value)
     args = form.words
   } else if (key === "tar" || key === "bsdtar") {
@@ -392,8 +390,7 @@ const interpretWords = (
             ? { ...staticWord(text.slice(12)), path: words[i]!.path?.slice(12) }
             : undefined
       if (value === undefined) continue
-      if (inner === scope) inner = { ...scope, cwds: [...scope.cwds] }
-      enterDirectory(env, command, value, inner, `${program} ${text.split("=")[0]}`)
+      inner = workIn(env, command, value, scope, inner, "-C", program)
     }
   }
 
@@ -459,6 +456,32 @@ const environmentItem = (
   }
   if (name === undefined) return
   checkAssignment(env, command, { name, value: value ?? staticWord("") }, [], scope)
+}
+
+// Options that move where the program works (its relative paths resolve there, and only
+// there); `--git-dir`/`--work-tree` name directories it uses besides, so both count.
+const MOVES_WORKING_DIRECTORY: ReadonlySet<string> = new Set([
+  "-C",
+  "--directory",
+  "--prefix",
+  "--dir",
+  "--cwd"
+])
+
+const workIn = (
+  env: Env,
+  command: MutableCommand,
+  value: Word,
+  outer: Scope,
+  inner: Scope,
+  option: string,
+  program: string
+): Scope => {
+  const scope = inner === outer ? { ...outer, cwds: [...outer.cwds] } : inner
+  const before = scope.cwds.length
+  enterDirectory(env, command, value, scope, `${program} ${option}`)
+  if (MOVES_WORKING_DIRECTORY.has(option) && scope.cwds.length > before) scope.cwds.splice(0, before)
+  return scope
 }
 
 const sinkFor = (env: Env, command: MutableCommand, scope: Scope): Risks.Sink => ({
