@@ -131,7 +131,8 @@ layer(stack({ directory, script, events: { replayEvents: 5 } }), { excludeTestSe
           yield* resume
           yield* Effect.promise(() => sessions.getByText("made while offline").waitFor())
           assert.isAbove(resumes.length, 0)
-          assert.match(resumes.at(-1)!, /^\d+$/)
+          // `<run>-<event id>`: the id names this server run, so a restart is detected.
+          assert.match(resumes.at(-1)!, /^[0-9a-f]+-\d+$/)
           assert.strictEqual(refetches, loaded)
 
           // More events than the server keeps (5) while disconnected: the page is told to
