@@ -271,12 +271,27 @@ export const Event = {
   /** A message was created or changed (its error, tokens, completion time). */
   Updated: BusEvent.define("message.updated", Schema.Struct({ info: Info })),
   /**
-   * A part was created or changed. For streamed text and reasoning, `delta` is what was
-   * appended, so a UI can stream without re-reading the whole text.
+   * A part was created or changed (whole). Streamed text and reasoning are not resent
+   * whole on every delta: each delta is a {@link Event.PartDelta}, and the whole part comes
+   * again when its stream ends. `delta` is kept for producers that still send it.
    */
   PartUpdated: BusEvent.define(
     "message.part.updated",
     Schema.Struct({ part: Part, delta: Schema.optional(Schema.String) })
+  ),
+  /**
+   * Text was appended to a streaming `text` or `reasoning` part: a UI appends `delta` to
+   * the part's `text`. A long answer costs each client its length, not its length squared.
+   */
+  PartDelta: BusEvent.define(
+    "message.part.delta",
+    Schema.Struct({
+      sessionID: Schema.String,
+      messageID: Schema.String,
+      partID: Schema.String,
+      type: Schema.Literals(["text", "reasoning"]),
+      delta: Schema.String
+    })
   ),
   /** A message was dropped with its parts (a rewind of the conversation). */
   Removed: BusEvent.define(

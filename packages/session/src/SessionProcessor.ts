@@ -4,8 +4,9 @@
  * `process` consumes the `Response` stream parts of one assistant message and keeps its
  * parts current: text and reasoning grow with each delta, a tool call goes
  * `pending -> running -> completed | error`, a `finish` becomes a `step-finish` with the
- * step's usage. Every change is published as `message.part.updated` (text deltas carry
- * the delta); parts are written to the store at their boundaries, not per delta.
+ * step's usage. Every change is published as `message.part.updated` with the whole part,
+ * except streamed text: each delta is a `message.part.delta` and the whole part follows
+ * when its stream ends; parts are written to the store at their boundaries, not per delta.
  *
  * It answers what the loop should do next:
  * - `compact`: the context window is full (usage at or past `usableInput`, or the
@@ -192,8 +193,7 @@ export const layer: Layer.Layer<
       const base = () => ({ sessionID, messageID })
       const newID = () => Identifier.ascending("prt")
 
-      const publish = (part: Message.Part, delta?: string) =>
-        bus.publish(Message.Event.PartUpdated, delta === undefined ? { part } : { part, delta })
+      const publish = (part: Message.Part) => bus.publish(Message.Event.PartUpdated, { part })
 
       const save = (part: Message.Part, now: number) => {
         parts.set(part.id, part)
@@ -229,11 +229,19 @@ export const layer: Layer.Layer<
         const prev = parts.get(id) as Message.TextPart | Message.ReasoningPart
         const next = { ...prev, text: prev.text + delta }
         parts.set(id, next)
+        // Only the delta goes out; the whole part is published again when its stream ends.
+        const sent = bus.publish(Message.Event.PartDelta, {
+          sessionID,
+          messageID,
+          partID: id,
+          type: next.type,
+          delta
+        })
         if (now - (lastWrite.get(id) ?? now) >= PERSIST_INTERVAL) {
           lastWrite.set(id, now)
-          return Effect.andThen(store.putPart(next), publish(next, delta))
+          return Effect.andThen(store.putPart(next), sent)
         }
-        return publish(next, delta)
+        return sent
       }
 
       const endText = (map: Map<string, string>, streamID: string, now: number) => {
@@ -399,8 +407,10 @@ export const layer: Layer.Layer<
               ...prev,
               state: { ...prev.state, raw: prev.state.raw + part.delta }
             }
+            // Kept, not published: resending the growing input on every delta would cost
+            // each client its length squared; UIs see the call once it is complete.
             parts.set(next.id, next)
-            return publish(next, part.delta)
+            return Effect.void
           }
           case "tool-call":
             return Effect.gen(function* () {

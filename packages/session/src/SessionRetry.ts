@@ -12,10 +12,10 @@
  * @since 0.0.0
  */
 
+import * as AiError from "effect/ai/AiError"
 import * as Duration from "effect/Duration"
 import * as Predicate from "effect/Predicate"
 import * as Redacted from "effect/Redacted"
-import * as AiError from "effect/ai/AiError"
 
 /** Model calls per step, at most: the first and up to four retries. @since 0.0.0 */
 export const MAX_ATTEMPTS = 5

@@ -5,6 +5,7 @@ import * as Message from "@gatehousejs/session/Message"
 import * as SessionProcessor from "@gatehousejs/session/SessionProcessor"
 import * as SessionStatus from "@gatehousejs/session/SessionStatus"
 import * as SessionStore from "@gatehousejs/session/SessionStore"
+import * as Response from "effect/ai/Response"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
@@ -12,7 +13,6 @@ import * as Layer from "effect/Layer"
 import * as Ref from "effect/Ref"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import * as Response from "effect/ai/Response"
 import * as TestClock from "effect/testing/TestClock"
 import {
   assistantMessage,
@@ -93,35 +93,39 @@ describe("SessionProcessor parts", () => {
     )
   )
 
-  it.effect("publishes message.part.updated for every change, deltas carrying the delta", () =>
-    provide(
-      Effect.gen(function* () {
-        const events = yield* collect(Message.Event.PartUpdated)
-        yield* run({
-          stream: Stream.fromIterable([
-            ...reasoning("r", "think", "ing"),
-            ...text("t", "a", "b", "c"),
-            finish()
-          ])
+  it.effect(
+    "publishes each change whole, and streamed text as message.part.delta, never the whole part per delta",
+    () =>
+      provide(
+        Effect.gen(function* () {
+          const events = yield* collect(Message.Event.PartUpdated)
+          const deltas = yield* collect(Message.Event.PartDelta)
+          yield* run({
+            stream: Stream.fromIterable([
+              ...reasoning("r", "think", "ing"),
+              ...text("t", "a", "b", "c"),
+              finish()
+            ])
+          })
+          yield* settle
+          assert.deepStrictEqual(
+            deltas.map((e) => [e.type, e.delta]),
+            [
+              ["reasoning", "think"],
+              ["reasoning", "ing"],
+              ["text", "a"],
+              ["text", "b"],
+              ["text", "c"]
+            ]
+          )
+          assert.isTrue(deltas.every((e) => e.partID.startsWith("prt_") && e.messageID.startsWith("msg_")))
+          // Whole parts: step-start, reasoning start/end, text start/end, step-finish, no delta among them.
+          assert.strictEqual(events.length, 6)
+          assert.isTrue(events.every((e) => e.delta === undefined))
+          const last = events.findLast((e) => e.part.type === "text")!.part as Message.TextPart
+          assert.strictEqual(last.text, "abc")
         })
-        yield* settle
-        const deltas = events.filter((e) => e.delta !== undefined)
-        assert.deepStrictEqual(
-          deltas.map((e) => [e.part.type, e.delta]),
-          [
-            ["reasoning", "think"],
-            ["reasoning", "ing"],
-            ["text", "a"],
-            ["text", "b"],
-            ["text", "c"]
-          ]
-        )
-        const last = deltas[deltas.length - 1]!.part as Message.TextPart
-        assert.strictEqual(last.text, "abc")
-        // step-start, reasoning start/end, text start/end, step-finish besides the deltas
-        assert.strictEqual(events.length - deltas.length, 6)
-      })
-    )
+      )
   )
 
   it.effect("a subscriber sees each tool part go pending -> running -> completed, in order", () =>
@@ -259,18 +263,21 @@ describe("SessionProcessor persistence", () => {
       const deltas = Array.from({ length: 500 }, (_, i) => `w${i} `)
       const events = yield* Effect.gen(function* () {
         const updates = yield* collect(Message.Event.PartUpdated)
+        const streamed = yield* collect(Message.Event.PartDelta)
         const { message } = yield* run({ stream: Stream.fromIterable([...text("t", ...deltas), finish()]) })
         yield* settle
         assert.strictEqual(
           (message.parts.find((p) => p.type === "text") as Message.TextPart).text,
           deltas.join("")
         )
-        return updates.length
+        // The whole text went out once (at its end), not once per delta.
+        assert.strictEqual(updates.filter((e) => e.part.type === "text").length, 2)
+        return streamed.length
       }).pipe(inDir, Effect.scoped, Effect.provide(layer))
       // step-start, text start, text end, step-finish: four writes for 500 deltas...
       assert.deepStrictEqual(writes, ["step-start", "text", "text", "step-finish"])
-      // ...while the bus carried every delta.
-      assert.isAtLeast(events, 500)
+      // ...while the bus carried every delta, as a delta.
+      assert.strictEqual(events, 500)
     })
   )
 

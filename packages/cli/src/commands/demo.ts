@@ -312,6 +312,12 @@ export const renderer = (
             onPart(part, delta)
             return
           }
+          case "message.part.delta": {
+            // Streamed text arrives as deltas (Message.Event.PartDelta), not as whole parts.
+            const { partID, type, delta } = event.properties as typeof Message.Event.PartDelta.properties.Type
+            onPart({ id: partID, type } as Message.Part, delta)
+            return
+          }
           case "permission.asked": {
             const request = event.properties as Permission.Request
             stats.asks++

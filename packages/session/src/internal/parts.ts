@@ -1,7 +1,7 @@
 // How stream parts and tool results become part fields: pure helpers of the processor.
 
-import * as Predicate from "effect/Predicate"
 import type * as Response from "effect/ai/Response"
+import * as Predicate from "effect/Predicate"
 import type * as Message from "../Message.ts"
 
 const REJECTIONS = new Set(["PermissionRejectedError", "PermissionCorrectedError"])
