@@ -351,6 +351,13 @@ const make = Effect.fnUntraced(function* (options: LayerOptions = {}) {
     maxSpillBytes: limit(options.maxSpillBytes, MAX_SPILL_BYTES),
     active: new Set()
   }
+  // A folder an older version made 0755 is made private: spill files hold command output.
+  yield* fs.stat(directory).pipe(
+    Effect.flatMap((info) =>
+      info.type === "Directory" && (info.mode & 0o077) !== 0 ? fs.chmod(directory, 0o700) : Effect.void
+    ),
+    Effect.ignore
+  )
   const reaper: Reaper.Settings = {
     fs,
     directory,

@@ -243,6 +243,16 @@ describe("output", () => {
     }).pipe(Effect.scoped)
   )
 
+  it.effect("an existing tool output folder readable by others is made 0700 when the layer starts", () =>
+    Effect.gen(function* () {
+      const { directory } = yield* makeTruncate()
+      NodeFs.mkdirSync(directory, { recursive: true })
+      NodeFs.chmodSync(directory, 0o755)
+      yield* makeTruncate({ directory })
+      assert.strictEqual(NodeFs.statSync(directory).mode & 0o777, 0o700)
+    }).pipe(Effect.scoped)
+  )
+
   it.effect("output past maxSpillBytes: the note says the file stopped at its cap", () =>
     Effect.gen(function* () {
       const { truncate } = yield* makeTruncate({ maxSpillBytes: 1000 })
