@@ -12,11 +12,20 @@
  */
 import { execFileSync } from "node:child_process"
 import { createHash } from "node:crypto"
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs"
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  writeFileSync
+} from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import * as Permission from "@gatehousejs/permission/Permission"
 import * as Wildcard from "@gatehousejs/permission/Wildcard"
+import * as Context from "effect/Context"
 import * as Schema from "effect/Schema"
 import * as HostProxy from "./internal/hostProxy.ts"
 
@@ -100,12 +109,29 @@ export const HOME_SECRETS: ReadonlyArray<string> = [
   ".mozilla",
   "Library/Application Support/Google/Chrome",
   "Library/Application Support/Firefox",
-  "Library/Keychains"
+  "Library/Keychains",
+  ".docker/run",
+  ".claude",
+  ".claude.json",
+  ".codex",
+  ".config/github-copilot",
+  ".pypirc",
+  ".cargo/credentials",
+  ".cargo/credentials.toml",
+  ".terraform.d",
+  ".vault-token",
+  ".pgpass",
+  ".m2/settings.xml",
+  ".gradle/gradle.properties",
+  ".password-store",
+  ".local/share/keyrings",
+  ".bash_history",
+  ".zsh_history"
 ]
 
-// Sockets that reach host services (D-Bus, the desktop session, agents), hidden unless the
-// settings make them readable again.
-const HOST_SOCKETS: ReadonlyArray<string> = ["/run/user", "/run/dbus", "/var/run/dbus"]
+// Environment variables whose names say they hold a credential: unset for the command.
+const SECRET_ENV =
+  /(TOKEN|SECRET|PASSWORD|PASSWD|API_?KEY|PRIVATE_KEY|CREDENTIALS?|_AUTH)($|_)|^(AWS|AZURE|GOOGLE_APPLICATION|GH|GITHUB|GITLAB|NPM|HF|OPENAI|ANTHROPIC)_/i
 
 /**
  * A path the sandbox hides: an empty file (`file`) or an empty directory (`directory`) over it.
@@ -136,6 +162,18 @@ export interface Policy {
   /** What `read` rules deny and the home's secrets. */
   readonly masked: ReadonlyArray<Masked>
   readonly network: "none" | "allow"
+  /**
+   * Directories between the project and a protected path, bound onto themselves: a
+   * mount point cannot be renamed, so the protection cannot be moved aside.
+   */
+  readonly pinned?: ReadonlyArray<string> | undefined
+  /** Environment variables unset for the command (names that say they hold a credential). */
+  readonly unsetEnv?: ReadonlyArray<string> | undefined
+  /**
+   * False when the project had more entries than are checked per command: paths that only
+   * a glob rule names may be unprotected (`enforce` then refuses to run).
+   */
+  readonly complete?: boolean | undefined
   /** With `network: "none"`: the hosts the proxy lets through (`sandbox.network.allow`). */
   readonly allowHosts?: ReadonlyArray<string> | undefined
   /** Why the policy is stricter or looser than the settings asked, for the trace. */
@@ -151,10 +189,11 @@ export class UnavailableError extends Schema.TaggedError<UnavailableError>()("Sa
   message: Schema.String
 }) {}
 
-// How far the project is walked for paths that edit/read rules deny: the walk runs per
-// command, so it is bounded; a rule that names a deeper file still holds at the gate.
-const WALK_ENTRIES = 4000
-const WALK_DEPTH = 6
+// How far the project is walked for paths that only glob rules name (`*.env`): the walk
+// runs per command, breadth first (shallow entries before deep ones), and is bounded;
+// paths that rules name literally (`.git/*` -> `.git`) are protected without it.
+const WALK_ENTRIES = 20_000
+const WALK_DEPTH = 12
 
 const expandHome = (path: string, home: string): string =>
   path === "~" ? home : path.startsWith("~/") ? NodePath.join(home, path.slice(2)) : path
@@ -175,58 +214,102 @@ const kindOf = (path: string): Masked["kind"] | undefined => {
   }
 }
 
-const denies = (permission: string, relative: string, ruleset: Permission.Ruleset): boolean =>
-  Permission.evaluate(permission, relative, ruleset).action === "deny"
+const denies = (permission: string, name: string, ruleset: Permission.Ruleset): boolean =>
+  Permission.evaluate(permission, name, ruleset).action === "deny"
 
 // A probe child name: a rule such as `.git/*` denies everything under `.git` though not
 // `.git` itself, and the sandbox can only protect the directory as a whole.
 const PROBE = "\u0001gatehouse-probe"
 
-// Whether any deny rule could apply to `permission`: without one, nothing is walked.
-const mayDeny = (ruleset: Permission.Ruleset, permission: string): boolean =>
-  ruleset.some((rule) => rule.action === "deny" && Wildcard.match(permission, rule.permission))
+const deniesWhole = (permission: string, name: string, directory: boolean, ruleset: Permission.Ruleset) =>
+  denies(permission, name, ruleset) || (directory && denies(permission, `${name}/${PROBE}`, ruleset))
 
-/** Entries of the project whose writes (`edit`) or reads (`read`) the rules deny. */
-const deniedInProject = (
-  root: string,
-  ruleset: Permission.Ruleset
-): { readOnly: Array<string>; masked: Array<Masked>; truncated: boolean } => {
-  const readOnly: Array<string> = []
-  const masked: Array<Masked> = []
-  const wanted = { edit: mayDeny(ruleset, "edit"), read: mayDeny(ruleset, "read") }
-  let budget = WALK_ENTRIES
-  let truncated = false
-  if (!wanted.edit && !wanted.read) return { readOnly, masked, truncated }
-  const visit = (dir: string, relative: string, depth: number): void => {
-    let entries: Array<import("node:fs").Dirent>
-    try {
-      entries = readdirSync(dir, { withFileTypes: true })
-    } catch {
-      return
+// The deny rules that can apply to `permission` (`edit`, `read`, or a wildcard over them).
+const denyRules = (ruleset: Permission.Ruleset, permission: string): Array<Permission.Rule> =>
+  ruleset.filter((rule) => rule.action === "deny" && Wildcard.match(permission, rule.permission))
+
+// The part of a pattern before its first wildcard, cut back to a whole path component.
+const literalPrefix = (pattern: string): string => {
+  const wild = pattern.search(/[*?[]/)
+  if (wild === -1) return pattern
+  const cut = pattern.lastIndexOf("/", wild)
+  return cut <= 0 ? "" : pattern.slice(0, cut)
+}
+
+interface Protection {
+  readonly readOnly: Array<string>
+  readonly masked: Array<Masked>
+  complete: boolean
+}
+
+/** Paths the rules protect: named ones directly, glob matches by a bounded walk of the project. */
+const protectedPaths = (root: string, ruleset: Permission.Ruleset, home: string): Protection => {
+  const found: Protection = { readOnly: [], masked: [], complete: true }
+  const seen = new Set<string>()
+  // `name` is what the rules see (project-relative inside, absolute outside); `path` is where it is.
+  const judge = (name: string, path: string): "masked" | "read-only" | "seen" | undefined => {
+    const target = real(path)
+    const kind = target === undefined ? undefined : kindOf(target)
+    if (target === undefined || kind === undefined) return undefined
+    if (seen.has(target)) return "seen"
+    const directory = kind === "directory"
+    // Rules given programmatically may still say `~/…` for the home.
+    const names = name.startsWith(`${home}/`) ? [name, `~${name.slice(home.length)}`] : [name]
+    const deniesAny = (permission: string) => names.some((each) => deniesWhole(permission, each, directory, ruleset))
+    if (deniesAny("read")) {
+      seen.add(target)
+      found.masked.push({ path: target, kind })
+      return "masked"
     }
-    for (const entry of entries) {
-      if (budget-- <= 0) {
-        truncated = true
-        return
-      }
-      const rel = relative === "" ? entry.name : `${relative}/${entry.name}`
-      const path = NodePath.join(dir, entry.name)
-      const isDirectory = entry.isDirectory()
-      const whole = (permission: string) =>
-        denies(permission, rel, ruleset) || (isDirectory && denies(permission, `${rel}/${PROBE}`, ruleset))
-      if (whole("read")) {
-        masked.push({ path, kind: isDirectory ? "directory" : "file" })
-        continue
-      }
-      if (whole("edit")) {
-        readOnly.push(path)
-        continue
-      }
-      if (isDirectory && depth < WALK_DEPTH) visit(path, rel, depth + 1)
+    if (deniesAny("edit")) {
+      seen.add(target)
+      found.readOnly.push(target)
+      return "read-only"
+    }
+    return undefined
+  }
+  const rules = [...denyRules(ruleset, "read"), ...denyRules(ruleset, "edit")]
+  let globs = false
+  for (const rule of rules) {
+    const pattern = expandHome(rule.pattern, home)
+    const prefix = literalPrefix(pattern)
+    if (prefix !== pattern) globs = true
+    if (prefix === "") continue
+    // Every component of the literal part, shortest first: `.git/hooks/*` checks `.git` too.
+    const parts = prefix.split("/").filter((part) => part !== "")
+    for (let i = 1; i <= parts.length; i++) {
+      const name = `${NodePath.isAbsolute(prefix) ? "/" : ""}${parts.slice(0, i).join("/")}`
+      const path = NodePath.isAbsolute(name) ? name : NodePath.join(root, name)
+      if (judge(NodePath.isAbsolute(name) ? name : name, path) !== undefined) break
     }
   }
-  visit(root, "", 1)
-  return { readOnly, masked, truncated }
+  if (!globs) return found
+  let budget = WALK_ENTRIES
+  let level: Array<{ readonly dir: string; readonly rel: string }> = [{ dir: root, rel: "" }]
+  for (let depth = 1; depth <= WALK_DEPTH && level.length > 0; depth++) {
+    const next: Array<{ readonly dir: string; readonly rel: string }> = []
+    for (const { dir, rel } of level) {
+      let entries: Array<import("node:fs").Dirent>
+      try {
+        entries = readdirSync(dir, { withFileTypes: true })
+      } catch {
+        continue
+      }
+      for (const entry of entries) {
+        if (budget-- <= 0) {
+          found.complete = false
+          return found
+        }
+        const name = rel === "" ? entry.name : `${rel}/${entry.name}`
+        const path = NodePath.join(dir, entry.name)
+        // A link is judged by its name and protects what it points to.
+        if (judge(name, path) === undefined && entry.isDirectory()) next.push({ dir: path, rel: name })
+      }
+    }
+    level = next
+  }
+  if (level.length > 0) found.complete = false
+  return found
 }
 
 /**
@@ -242,23 +325,37 @@ export const policy = (input: {
   readonly home?: string | undefined
   /** The host directory to mount as /tmp (see {@link projectTmp}); default: an empty one per command. */
   readonly tmp?: string | undefined
+  /** The command's environment: variables whose names say they hold a credential are unset. */
+  readonly env?: NodeJS.ProcessEnv | undefined
 }): Policy => {
   const home = input.home ?? NodeOs.homedir()
+  // Secrets are hidden under every home the command might reach: the one it is given and ours.
+  const homes = [
+    ...new Set([home, NodeOs.homedir()].filter((path) => NodePath.isAbsolute(path) && path !== "/"))
+  ]
   const root = real(input.projectRoot) ?? NodePath.resolve(input.projectRoot)
   const notes: Array<string> = []
   const writable = [root]
   for (const extra of input.settings.allowWrite) {
-    const path = real(expandHome(extra, home))
-    if (path !== undefined && !writable.includes(path)) writable.push(path)
+    const lexical = NodePath.resolve(expandHome(extra, home))
+    const path = real(lexical)
+    // A link could be pointed anywhere by the commands themselves: only real directories count.
+    if (!NodePath.isAbsolute(expandHome(extra, home)) || path === undefined || path !== lexical) {
+      notes.push(
+        `allow_write ${extra} is not used: it must be an existing absolute path with no symlink in it`
+      )
+      continue
+    }
+    if (!writable.includes(path)) writable.push(path)
   }
-  const inProject = deniedInProject(root, input.ruleset)
-  if (inProject.truncated) {
+  const found = protectedPaths(root, input.ruleset, home)
+  if (!found.complete) {
     notes.push(
-      `the project has more than ${WALK_ENTRIES} entries: only the first were checked against edit and read rules`
+      `the project has more than ${WALK_ENTRIES} entries (or is deeper than ${WALK_DEPTH}): files that only a glob rule names may not be protected by the sandbox`
     )
   }
-  const masked: Array<Masked> = [...inProject.masked]
-  const allowRead = new Set(input.settings.allowRead.map((path) => expandHome(path, home)))
+  const masked: Array<Masked> = [...found.masked]
+  const allowRead = new Set(input.settings.allowRead.map((path) => NodePath.resolve(expandHome(path, home))))
   const hide = (path: string) => {
     if (allowRead.has(path)) return
     const resolved = real(path)
@@ -267,15 +364,19 @@ export const policy = (input: {
     if (masked.some((entry) => entry.path === resolved)) return
     masked.push({ path: resolved, kind })
   }
-  for (const secret of HOME_SECRETS) hide(NodePath.join(home, secret))
-  for (const socket of HOST_SOCKETS) hide(socket)
-  for (const extra of input.settings.denyRead) hide(expandHome(extra, home))
-  // Absolute paths that read rules deny by name (no wildcard) are hidden too.
-  for (const rule of input.ruleset) {
-    if (rule.permission !== "read" || rule.action !== "deny" || /[*?]/.test(rule.pattern)) continue
-    const path = expandHome(rule.pattern, home)
-    if (NodePath.isAbsolute(path) && denies("read", path, input.ruleset)) hide(path)
+  for (const dir of homes) for (const secret of HOME_SECRETS) hide(NodePath.join(dir, secret))
+  for (const extra of input.settings.denyRead) hide(NodePath.resolve(expandHome(extra, home)))
+  // Directories between the project and what it protects, so the protection cannot be renamed away.
+  const pinned = new Set<string>()
+  for (const path of [...found.readOnly, ...masked.map((entry) => entry.path)]) {
+    if (!path.startsWith(`${root}/`)) continue
+    let parent = NodePath.dirname(path)
+    while (parent.startsWith(`${root}/`)) {
+      pinned.add(parent)
+      parent = NodePath.dirname(parent)
+    }
   }
+  const unsetEnv = Object.keys(input.env ?? process.env).filter((name) => SECRET_ENV.test(name))
   const network = input.settings.network === "allow" ? "allow" : "none"
   const allowHosts = typeof input.settings.network === "object" ? input.settings.network.allow : undefined
   if (allowHosts !== undefined && process.platform === "darwin") {
@@ -284,9 +385,12 @@ export const policy = (input: {
   return {
     writable,
     ...(input.tmp === undefined ? {} : { tmp: input.tmp }),
-    readOnly: inProject.readOnly,
+    readOnly: found.readOnly,
     masked,
     network,
+    pinned: [...pinned].sort((a, b) => a.length - b.length),
+    unsetEnv,
+    complete: found.complete,
     ...(allowHosts === undefined ? {} : { allowHosts }),
     notes
   }
@@ -334,9 +438,17 @@ export const bwrapArgs = (
   proxy?: { readonly directory: string; readonly node: string } | undefined
 ): Array<string> => {
   const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+  // /run holds the host's daemons' sockets (docker, D-Bus, systemd): none of them, but DNS
+  // when the network is the host's.
+  args.push("--tmpfs", "/run")
+  if (policy.network === "allow" && existsSync("/run/systemd/resolve")) {
+    args.push("--ro-bind", "/run/systemd/resolve", "/run/systemd/resolve")
+  }
+  if (existsSync("/var/run") && !lstatSync("/var/run").isSymbolicLink()) args.push("--tmpfs", "/var/run")
   if (policy.tmp === undefined) args.push("--tmpfs", "/tmp")
   else args.push("--bind", policy.tmp, "/tmp")
   for (const path of policy.writable) args.push("--bind", path, path)
+  for (const path of policy.pinned ?? []) args.push("--bind", path, path)
   for (const path of policy.readOnly) args.push("--ro-bind", path, path)
   for (const entry of policy.masked) {
     if (entry.kind === "directory") args.push("--tmpfs", entry.path, "--remount-ro", entry.path)
@@ -350,10 +462,14 @@ export const bwrapArgs = (
     ...(policy.network === "none" ? ["--unshare-net"] : []),
     "--die-with-parent",
     "--new-session",
+    // Root outside stays root inside, but without a single capability: no mount, no umount.
+    "--cap-drop",
+    "ALL",
     "--unsetenv",
     "SSH_AUTH_SOCK",
     "--unsetenv",
     "DBUS_SESSION_BUS_ADDRESS",
+    ...(policy.unsetEnv ?? []).flatMap((name) => ["--unsetenv", name]),
     "--chdir",
     cwd
   )
@@ -409,7 +525,9 @@ export const seatbeltProfile = (policy: Policy): string => {
  *
  * @since 0.1.0
  */
-export const detect = ():
+export const detect = (
+  locations: ReadonlyArray<string> = BWRAP_LOCATIONS
+):
   | { readonly kind: "bwrap" | "seatbelt"; readonly path: string }
   | { readonly kind: undefined; readonly reason: string } => {
   if (process.platform === "darwin") {
@@ -419,11 +537,11 @@ export const detect = ():
   }
   if (process.platform !== "linux")
     return { kind: undefined, reason: `no sandbox is built for ${process.platform}` }
-  const path = findOnPath("bwrap")
+  const path = findBwrap(locations)
   if (path === undefined) {
     return {
       kind: undefined,
-      reason: "bubblewrap is not installed (Debian/Ubuntu: apt-get install bubblewrap)"
+      reason: `bubblewrap is not installed as root-owned ${locations.join(" or ")} (Debian/Ubuntu: apt-get install bubblewrap)`
     }
   }
   const proof = probeRecord(path)
@@ -474,7 +592,9 @@ const probeRecord = (path: string): string | undefined => {
     if (!stat.isDirectory() || stat.uid !== uid || (stat.mode & 0o077) !== 0) return undefined
     const binary = lstatSync(realpathSync(path))
     const boot = readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim()
-    const key = createHash("sha256").update(`${path}\0${binary.ino}\0${binary.mtimeMs}\0${binary.size}\0${boot}`).digest("hex")
+    const key = createHash("sha256")
+      .update(`${path}\0${binary.ino}\0${binary.mtimeMs}\0${binary.size}\0${boot}`)
+      .digest("hex")
     return NodePath.join(folder, `bwrap-ok-${key.slice(0, 16)}`)
   } catch {
     return undefined
@@ -500,7 +620,7 @@ export const installed = (): string | undefined =>
       ? "/usr/bin/sandbox-exec"
       : undefined
     : process.platform === "linux"
-      ? findOnPath("bwrap")
+      ? findBwrap(BWRAP_LOCATIONS)
       : undefined
 
 /**
@@ -542,14 +662,44 @@ export const describe = (
   ]
 }
 
-const findOnPath = (name: string): string | undefined => {
-  for (const dir of (process.env.PATH ?? "/usr/bin:/bin").split(NodePath.delimiter)) {
-    if (dir === "") continue
-    const candidate = NodePath.join(dir, name)
-    if (existsSync(candidate)) return candidate
+/**
+ * Where bubblewrap is looked for: system locations only, never `PATH` (a project's
+ * `node_modules/.bin` on it could offer a "bwrap" that runs the command unconfined).
+ *
+ * @since 0.1.0
+ */
+export const BWRAP_LOCATIONS: ReadonlyArray<string> = ["/usr/bin/bwrap", "/usr/local/bin/bwrap", "/bin/bwrap"]
+
+// A binary only root can change: owned by root, not writable by group or others, and so is
+// every directory above it.
+const rootOwned = (path: string): boolean => {
+  try {
+    let current = realpathSync(path)
+    const file = lstatSync(current)
+    if (!file.isFile() || file.uid !== 0 || (file.mode & 0o022) !== 0) return false
+    while (current !== "/") {
+      current = NodePath.dirname(current)
+      const dir = lstatSync(current)
+      if (dir.uid !== 0 || (dir.mode & 0o022) !== 0) return false
+    }
+    return true
+  } catch {
+    return false
   }
-  return undefined
 }
+
+/**
+ * The locations {@link detect} tries, as the bash tool reads them (tests point it elsewhere).
+ *
+ * @since 0.1.0
+ */
+export const Locations: Context.Reference<ReadonlyArray<string>> = Context.Reference<ReadonlyArray<string>>(
+  "@gatehousejs/shell/Sandbox/Locations",
+  { defaultValue: () => BWRAP_LOCATIONS }
+)
+
+const findBwrap = (locations: ReadonlyArray<string>): string | undefined =>
+  locations.find((candidate) => existsSync(candidate) && rootOwned(candidate))
 
 /**
  * How a command will run: under which sandbox (or none, and why), with which policy.
@@ -577,7 +727,8 @@ export const wrapper = (
 ): { readonly file: string; readonly args: ReadonlyArray<string> } | undefined => {
   if (!plan.sandboxed) return undefined
   if (plan.kind === "bwrap") {
-    const proxy = proxyDirectory === undefined ? undefined : { directory: proxyDirectory, node: process.execPath }
+    const proxy =
+      proxyDirectory === undefined ? undefined : { directory: proxyDirectory, node: process.execPath }
     return { file: plan.path, args: bwrapArgs(plan.policy, cwd, proxy) }
   }
   return { file: plan.path, args: ["-p", seatbeltProfile(plan.policy), "--"] }

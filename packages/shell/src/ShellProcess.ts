@@ -20,7 +20,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
-import { accessSync, constants, statSync } from "node:fs"
+import { accessSync, constants, existsSync, statSync } from "node:fs"
 import * as NodePath from "node:path"
 import type { Readable } from "node:stream"
 import * as Clock from "effect/Clock"
@@ -387,6 +387,18 @@ const checkDirectory = (cwd: string): Effect.Effect<void, SpawnError> =>
 // group leader) and runs the command verbatim.
 const MERGE_WRAPPER = 'exec "$@" 2>&1'
 
+// Before a sandbox starts, every descriptor above 2 that this process inherited without
+// close-on-exec is closed: an open file or directory of the host would be a way out of it.
+// bash can name any descriptor; a plain sh only 3 to 9.
+const SANDBOX_LAUNCHER = existsSync("/bin/bash")
+  ? [
+      "/bin/bash",
+      "-c",
+      'for f in /proc/self/fd/*; do n=${f##*/}; if [ "$n" -gt 2 ] 2>/dev/null; then eval "exec $n>&-" 2>/dev/null; fi; done; exec "$@" 2>&1',
+      "bash"
+    ]
+  : ["/bin/sh", "-c", 'for n in 3 4 5 6 7 8 9; do eval "exec $n>&-" 2>/dev/null; done; exec "$@" 2>&1', "sh"]
+
 const start = (options: RunOptions): Effect.Effect<Proc, SpawnError> =>
   Effect.callback<Proc, SpawnError>((resume) => {
     if (process.platform === "win32") {
@@ -397,9 +409,11 @@ const start = (options: RunOptions): Effect.Effect<Proc, SpawnError> =>
     const tag = randomBytes(8).toString("hex")
     let child: ChildProcess
     try {
-      const merged = ["/bin/sh", "-c", MERGE_WRAPPER, "sh", ...argv]
+      // Sandboxed, the merge happens outside, so the sandbox's own errors reach the output too.
       const [file, ...args] =
-        options.wrapper === undefined ? merged : [options.wrapper.file, ...options.wrapper.args, ...merged]
+        options.wrapper === undefined
+          ? ["/bin/sh", "-c", MERGE_WRAPPER, "sh", ...argv]
+          : [...SANDBOX_LAUNCHER, options.wrapper.file, ...options.wrapper.args, ...argv]
       child = spawn(file!, args, {
         cwd: options.cwd,
         // The tag follows every process the command starts, whatever group it moves to.

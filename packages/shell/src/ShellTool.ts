@@ -17,19 +17,19 @@ import * as Identifier from "@gatehousejs/core/Identifier"
 import * as Instance from "@gatehousejs/core/Instance"
 import * as Permission from "@gatehousejs/permission/Permission"
 import * as Truncate from "@gatehousejs/truncate/Truncate"
+import * as Prompt from "effect/ai/Prompt"
+import * as Tool from "effect/ai/Tool"
+import * as Toolkit from "effect/ai/Toolkit"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
-import * as Prompt from "effect/ai/Prompt"
-import * as Tool from "effect/ai/Tool"
-import * as Toolkit from "effect/ai/Toolkit"
+import * as Sandbox from "./Sandbox.ts"
 import * as ShellContext from "./ShellContext.ts"
 import * as ShellGate from "./ShellGate.ts"
 import * as ShellParser from "./ShellParser.ts"
-import * as Sandbox from "./Sandbox.ts"
 import * as ShellProcess from "./ShellProcess.ts"
 
 // ---------------------------------------------------------------------------------------
@@ -287,25 +287,49 @@ export const layer: Layer.Layer<Service, never, Permission.Service | Truncate.Se
       const judge = yield* ShellGate.make
       // Which sandbox this machine offers, found on the first command (it runs bwrap once).
       let available: ReturnType<typeof Sandbox.detect> | undefined
-      const plan = (ctx: ShellContext.Shape, projectRoot: string): Effect.Effect<Sandbox.Plan, Sandbox.UnavailableError> =>
-        Effect.suspend((): Effect.Effect<Sandbox.Plan, Sandbox.UnavailableError> => {
-          const settings = { ...Sandbox.defaults, ...ctx.sandbox }
-          if (settings.mode === "off") {
-            return Effect.succeed({ sandboxed: false, reason: "the sandbox is off", policy: Sandbox.unconfined })
-          }
-          const tmp = Sandbox.projectTmp(projectRoot)
-          const policy = Sandbox.policy({ settings, ruleset: ctx.ruleset, projectRoot, home: ctx.env?.HOME, tmp })
-          available ??= Sandbox.detect()
-          if (available.kind !== undefined) return Effect.succeed({ sandboxed: true, ...available, policy })
-          if (settings.mode === "enforce") {
-            return Effect.fail(
-              new Sandbox.UnavailableError({
-                message: `the sandbox is enforced but unavailable: ${available.reason}. Nothing was run.`
+      const plan = (
+        ctx: ShellContext.Shape,
+        projectRoot: string
+      ): Effect.Effect<Sandbox.Plan, Sandbox.UnavailableError> =>
+        Effect.flatMap(
+          Effect.service(Sandbox.Locations),
+          (locations): Effect.Effect<Sandbox.Plan, Sandbox.UnavailableError> => {
+            const settings = { ...Sandbox.defaults, ...ctx.sandbox }
+            if (settings.mode === "off") {
+              return Effect.succeed({
+                sandboxed: false,
+                reason: "the sandbox is off",
+                policy: Sandbox.unconfined
               })
-            )
+            }
+            const tmp = Sandbox.projectTmp(projectRoot)
+            const policy = Sandbox.policy({
+              settings,
+              ruleset: ctx.ruleset,
+              projectRoot,
+              home: ctx.env?.HOME,
+              tmp,
+              env: ctx.env ?? process.env
+            })
+            if (settings.mode === "enforce" && policy.complete === false) {
+              return Effect.fail(
+                new Sandbox.UnavailableError({
+                  message: `the sandbox is enforced but cannot hold every rule: ${policy.notes.join("; ")}. Nothing was run; name the protected paths literally in the rules.`
+                })
+              )
+            }
+            available ??= Sandbox.detect(locations)
+            if (available.kind !== undefined) return Effect.succeed({ sandboxed: true, ...available, policy })
+            if (settings.mode === "enforce") {
+              return Effect.fail(
+                new Sandbox.UnavailableError({
+                  message: `the sandbox is enforced but unavailable: ${available.reason}. Nothing was run.`
+                })
+              )
+            }
+            return Effect.succeed({ sandboxed: false, reason: available.reason, policy })
           }
-          return Effect.succeed({ sandboxed: false, reason: available.reason, policy })
-        })
+        )
 
       const execute = Effect.fnUntraced(function* (
         params: Parameters,
@@ -355,11 +379,30 @@ export const layer: Layer.Layer<Service, never, Permission.Service | Truncate.Se
 
         let sandbox = yield* plan(ctx, projectRoot)
         if (params.unsandboxed === true && sandbox.sandboxed) {
-          // Its own permission, asked with the command text; no approval mode settles it.
+          // Its own permission, asked with every simple command (as `bash` is: a rule for
+          // `npm install *` must not cover `npm install; curl … | sh`); no mode settles it.
+          const shellRequest = verdict.requests.find((request) => request.permission === "bash")
+          const patterns =
+            shellRequest === undefined ? [params.command] : [...shellRequest.patterns, params.command]
+          // Only rules written for it decide: a catch-all `"*": "allow"` is not consent to this,
+          // and a command the analysis could not model always goes to a person.
+          const own = ctx.ruleset.filter((rule) => rule.permission === "bash_unsandboxed")
+          const unsandboxedRules: Permission.Ruleset =
+            shellRequest?.escalated === true
+              ? [
+                  ...own,
+                  ...patterns.map((pattern) => ({
+                    permission: "bash_unsandboxed",
+                    pattern,
+                    action: "ask" as const
+                  })),
+                  ...own.filter((rule) => rule.action === "deny")
+                ]
+              : own
           yield* permission.ask({
             sessionID: ctx.sessionID,
             permission: "bash_unsandboxed",
-            patterns: [params.command],
+            patterns,
             always: [params.command],
             metadata: { command: params.command, cwd },
             tool: {
@@ -367,11 +410,14 @@ export const layer: Layer.Layer<Service, never, Permission.Service | Truncate.Se
               name: "bash",
               ...(ctx.messageID === undefined ? {} : { messageID: ctx.messageID })
             },
-            // Only rules written for it decide: a catch-all `"*": "allow"` is not consent to this.
-            ruleset: ctx.ruleset.filter((rule) => rule.permission === "bash_unsandboxed"),
+            ruleset: unsandboxedRules,
             needsPerson: true
           })
-          sandbox = { sandboxed: false, reason: "a person approved running it outside the sandbox", policy: sandbox.policy }
+          sandbox = {
+            sandboxed: false,
+            reason: "a person approved running it outside the sandbox",
+            policy: sandbox.policy
+          }
         }
 
         const progress = (output: string): Result => ({
@@ -410,7 +456,8 @@ export const layer: Layer.Layer<Service, never, Permission.Service | Truncate.Se
               )
 
         // A host allow-list: the command's only way out is a proxy of its own, closed after it.
-        const allowHosts = sandbox.sandboxed && sandbox.kind === "bwrap" ? sandbox.policy.allowHosts : undefined
+        const allowHosts =
+          sandbox.sandboxed && sandbox.kind === "bwrap" ? sandbox.policy.allowHosts : undefined
         const proxy =
           allowHosts === undefined
             ? undefined
@@ -438,7 +485,8 @@ export const layer: Layer.Layer<Service, never, Permission.Service | Truncate.Se
             : sandbox.sandboxed && outcome.exitCode !== 0
               ? Sandbox.refusal(spilled.content, sandbox.policy)
               : undefined
-        const status = statusBlock(outcome, timeout, maxTimeout) + (refused === undefined ? "" : refusalBlock(refused))
+        const status =
+          statusBlock(outcome, timeout, maxTimeout) + (refused === undefined ? "" : refusalBlock(refused))
         return {
           output: status === "" ? body : `${body}${body.endsWith("\n") ? "" : "\n"}\n${status}`,
           exitCode: outcome.exitCode,

@@ -99,6 +99,26 @@ describe("Sandbox.policy", () => {
     assert.strictEqual(policy.network, "none")
   })
 
+  it("read rules on home paths mask them, globs by their literal part; allow_write through a link is refused", () => {
+    mkdirSync(NodePath.join(home, "private"), { recursive: true })
+    mkdirSync(NodePath.join(project, ".cache"), { recursive: true })
+    const link = NodePath.join(project, ".cache", "tool")
+    if (!existsSync(link)) symlinkSync(home, link)
+    const policy = Sandbox.policy({
+      settings: { ...Sandbox.defaults, allowWrite: [link] },
+      ruleset: [...rules, { permission: "read", pattern: `${home}/private/*`, action: "deny" }],
+      projectRoot: project,
+      home,
+      env: {}
+    })
+    assert.include(
+      policy.masked.map((entry) => entry.path),
+      NodePath.join(home, "private")
+    )
+    assert.deepStrictEqual(policy.writable, [project])
+    assert.match(policy.notes.join("\n"), /allow_write .* is not used/)
+  })
+
   it("allow_write adds writable places, allow_read unmasks a default secret, deny_read hides more", () => {
     const policy = Sandbox.policy({
       settings: {
@@ -137,6 +157,10 @@ describe("Sandbox.policy", () => {
     assert.isTrue(allowed("registry.npmjs.org", allow))
     assert.isTrue(allowed("REGISTRY.npmjs.org.", allow))
     assert.isTrue(allowed("api.github.com", allow))
+    assert.isTrue(allowed("api.github.com", allow, 80))
+    assert.isFalse(allowed("api.github.com", allow, 22), "other ports only when the entry names them")
+    assert.isTrue(allowed("example.com", ["example.com:8443"], 8443))
+    assert.isFalse(allowed("example.com", ["example.com:8443"], 443))
     assert.isFalse(allowed("github.com", allow))
     assert.isFalse(allowed("evilgithub.com", allow))
     assert.isFalse(allowed("registry.npmjs.org.evil.com", allow))
@@ -276,7 +300,7 @@ describe.runIf(onLinux)("commands in the sandbox (bubblewrap, for real)", () => 
       try {
         // `--noproxy ''`: through the proxy even for 127.0.0.1 (NO_PROXY keeps the sandbox's own loopback direct).
         const through = yield* bash(`curl -sS --max-time 5 --noproxy '' http://127.0.0.1:${port}/allowed`, {
-          sandbox: { mode: "enforce", network: { allow: ["127.0.0.1"] } }
+          sandbox: { mode: "enforce", network: { allow: [`127.0.0.1:${port}`] } }
         })
         assert.strictEqual(through.exitCode, 0, through.output)
         assert.strictEqual(through.output, "from outside\n")
@@ -287,12 +311,12 @@ describe.runIf(onLinux)("commands in the sandbox (bubblewrap, for real)", () => 
         assert.include(refused.output, "403")
         assert.match(refused.sandboxRefusal ?? "", /127\.0\.0\.1 \(not in sandbox\.network\.allow\)/)
         const around = yield* bash(`curl -sS --max-time 5 --noproxy '*' http://127.0.0.1:${port}/around`, {
-          sandbox: { mode: "enforce", network: { allow: ["127.0.0.1"] } }
+          sandbox: { mode: "enforce", network: { allow: [`127.0.0.1:${port}`] } }
         })
         assert.notStrictEqual(around.exitCode, 0)
         // A name on the list that resolves to the host itself is refused: no way to its own services.
         const rebound = yield* bash(`curl -sS --max-time 5 --noproxy '' http://localhost:${port}/rebound`, {
-          sandbox: { mode: "enforce", network: { allow: ["localhost"] } }
+          sandbox: { mode: "enforce", network: { allow: [`localhost:${port}`] } }
         })
         assert.notStrictEqual(rebound.exitCode, 0)
         assert.match(rebound.sandboxRefusal ?? "", /localhost/)
@@ -328,6 +352,154 @@ describe.runIf(onLinux)("commands in the sandbox (bubblewrap, for real)", () => 
           victim.kill("SIGKILL")
         }
       })
+  )
+
+  it.live("as root, the sandbox has no capabilities: no remount, no umount of a mask or a read-only bind", () =>
+    Effect.gen(function* () {
+      const result = yield* bash(
+        "f=$(printf '%s' .en)v; mount -o remount,bind,rw / ; umount $f ; umount ~/.ssh ; umount .git ; cat $f ~/.ssh/id_ed25519 ; " +
+          `g=$(printf .gi%s t); sh -c "echo evil > $g/hooks/post-merge"; echo x > ${outside}/after-remount.txt; true`
+      )
+      assert.notInclude(result.output, DECOY)
+      assert.isFalse(existsSync(NodePath.join(outside, "after-remount.txt")))
+      assert.isFalse(existsSync(NodePath.join(project, ".git", "hooks", "post-merge")))
+    })
+  )
+
+  it.live("a project full of entries does not lift the protection of the paths the rules name", () =>
+    Effect.gen(function* () {
+      const filler = NodePath.join(project, ".aaa-filler")
+      mkdirSync(filler)
+      for (let i = 0; i < 5000; i++) writeFileSync(NodePath.join(filler, String(i)), "")
+      try {
+        const result = yield* bash(
+          `f=$(printf '%s' .en)v; cat $f; g=$(printf .gi%s t); sh -c "echo evil > $g/hooks/pre-push"; true`
+        )
+        assert.notInclude(result.output, DECOY)
+        assert.isFalse(existsSync(NodePath.join(project, ".git", "hooks", "pre-push")))
+      } finally {
+        rmSync(filler, { recursive: true, force: true })
+      }
+    })
+  )
+
+  it.live("a protected path deeper in the project cannot be moved aside by renaming its parent", () =>
+    Effect.gen(function* () {
+      mkdirSync(NodePath.join(project, "src", "locked"), { recursive: true })
+      writeFileSync(NodePath.join(project, "src", "locked", "x.json"), "original\n")
+      const locked: Permission.Ruleset = [...rules, { permission: "edit", pattern: "src/locked/*", action: "deny" }]
+      const result = yield* bash(
+        `d=$(printf sr%s c); mv $d $d-old; mkdir -p $d/locked; echo evil > $d/locked/x.json; true`,
+        { ruleset: locked }
+      )
+      assert.isTrue(result.sandboxed)
+      assert.strictEqual(readFileSync(NodePath.join(project, "src", "locked", "x.json"), "utf8"), "original\n")
+      assert.isFalse(existsSync(NodePath.join(project, "src-old")))
+    })
+  )
+
+  it.live("a bwrap planted on PATH is never used: only root-owned system locations are", () =>
+    Effect.gen(function* () {
+      const bin = NodePath.join(project, "node_modules", ".bin")
+      mkdirSync(bin, { recursive: true })
+      writeFileSync(NodePath.join(bin, "bwrap"), '#!/bin/sh\nwhile [ "$1" != -- ]; do shift; done; shift; exec "$@"\n', {
+        mode: 0o755
+      })
+      const path = process.env.PATH
+      process.env.PATH = `${bin}:${path}`
+      try {
+        const found = Sandbox.detect()
+        assert.strictEqual(found.kind, "bwrap")
+        assert.isTrue(Sandbox.BWRAP_LOCATIONS.includes((found as { path: string }).path))
+        const result = yield* bash("cat ~/.ssh/id_ed25519; true")
+        assert.notInclude(result.output, DECOY)
+      } finally {
+        process.env.PATH = path
+        rmSync(NodePath.join(project, "node_modules"), { recursive: true, force: true })
+      }
+    })
+  )
+
+  it.live("host daemons' sockets under /run are out of reach", () =>
+    Effect.gen(function* () {
+      const socket = `/run/gatehouse-test-${process.pid}.sock`
+      const received: Array<string> = []
+      const server = NodeNet.createServer((connection) => connection.on("data", (data) => received.push(String(data))))
+      yield* Effect.promise(() => new Promise<void>((resolve) => server.listen(socket, resolve)))
+      try {
+        const result = yield* bash(`curl -sS --max-time 3 --unix-socket ${socket} http://daemon/ ; true`)
+        assert.notStrictEqual(result.output, "")
+        assert.deepStrictEqual(received, [])
+      } finally {
+        server.close()
+        rmSync(socket, { force: true })
+      }
+    })
+  )
+
+  it.live("descriptors the Gatehouse process inherited are closed before the sandbox starts", () =>
+    Effect.gen(function* () {
+      const seven = NodePath.join(outside, "fd7.txt")
+      const high = NodePath.join(outside, "fd200.txt")
+      const bin = NodePath.resolve(import.meta.dirname, "..", "..", "cli", "src", "bin.ts")
+      const run = spawn(
+        "/bin/bash",
+        [
+          "-c",
+          `exec 7>>'${seven}' 200>>'${high}'; exec '${process.execPath}' '${bin}' run --sandbox enforce --mode yolo -- 'echo through7 >&7; echo through200 >&200; true'`
+        ],
+        { cwd: project, stdio: "ignore", env: { ...process.env, HOME: home } }
+      )
+      yield* Effect.promise(() => new Promise((resolve) => run.once("exit", resolve)))
+      assert.strictEqual(readFileSync(seven, "utf8"), "")
+      assert.strictEqual(readFileSync(high, "utf8"), "")
+    })
+  )
+
+  it.live("credentials in the environment are not handed to the command", () =>
+    Effect.gen(function* () {
+      const result = yield* bash('echo "[$GITHUB_TOKEN][$AWS_SECRET_ACCESS_KEY][$MY_API_KEY][$KEEP]"', {
+        env: {
+          ...process.env,
+          HOME: home,
+          GITHUB_TOKEN: "ghp_DECOY",
+          AWS_SECRET_ACCESS_KEY: "aws-DECOY",
+          MY_API_KEY: "key-DECOY",
+          KEEP: "kept"
+        }
+      })
+      assert.strictEqual(result.output, "[][][][kept]\n")
+    })
+  )
+
+  it.live("bash_unsandboxed is judged per simple command: a rule for one does not carry a second", () =>
+    Effect.gen(function* () {
+      const exit = yield* Effect.exit(
+        ShellTool.run({
+          command: `npm install --version; echo ESCAPED > ${outside}/unsandboxed.txt`,
+          unsandboxed: true
+        }).pipe(
+          Effect.provideService(ShellContext.Service, {
+            sessionID: "ses_sandbox",
+            ruleset: [...rules, { permission: "bash_unsandboxed", pattern: "npm install*", action: "allow" }],
+            projectRoot: project,
+            mode: "yolo",
+            env: { ...process.env, HOME: home },
+            sandbox: { mode: "enforce" }
+          }),
+          Instance.provide(project),
+          Effect.provide(
+            ShellTool.layer.pipe(
+              Layer.provideMerge(Permission.layerMemoryWith({ mode: "yolo", interactive: false })),
+              Layer.provideMerge(Truncate.layerWith({ directory: spill })),
+              Layer.provideMerge(ShellParser.layer)
+            )
+          )
+        )
+      )
+      assert.isTrue(Exit.isFailure(exit))
+      assert.isFalse(existsSync(NodePath.join(outside, "unsandboxed.txt")))
+    })
   )
 
   it.live("kill -9 of the Gatehouse process takes the sandbox and the command with it", () =>
@@ -402,22 +574,18 @@ describe.runIf(onLinux)("commands in the sandbox (bubblewrap, for real)", () => 
 
   it.live("enforce with no sandbox fails typed and runs nothing; off runs unsandboxed and says so", () =>
     Effect.gen(function* () {
-      const path = process.env.PATH
       const off = yield* bash(`echo x > ${outside}/off.txt`, { sandbox: { mode: "off" } })
       assert.isFalse(off.sandboxed)
       assert.isTrue(existsSync(NodePath.join(outside, "off.txt")))
-      // A PATH without bwrap, in a layer of its own (detection is per layer).
-      process.env.PATH = "/nonexistent"
-      try {
-        const exit = yield* Effect.exit(
-          bash(`echo x > ${outside}/enforced.txt`, { env: { HOME: home, PATH: "/usr/bin:/bin" } })
+      // A machine without bubblewrap where the tool looks for it, in a layer of its own.
+      const exit = yield* Effect.exit(
+        bash(`echo x > ${outside}/enforced.txt`).pipe(
+          Effect.provideService(Sandbox.Locations, [NodePath.join(base, "no-such-bwrap")])
         )
-        assert.isTrue(Exit.isFailure(exit))
-        const error = Exit.isFailure(exit) ? Exit.findErrorOption(exit) : undefined
-        assert.strictEqual(error?._tag === "Some" ? error.value._tag : undefined, "SandboxUnavailableError")
-      } finally {
-        process.env.PATH = path
-      }
+      )
+      assert.isTrue(Exit.isFailure(exit))
+      const error = Exit.isFailure(exit) ? Exit.findErrorOption(exit) : undefined
+      assert.strictEqual(error?._tag === "Some" ? error.value._tag : undefined, "SandboxUnavailableError")
       assert.isFalse(existsSync(NodePath.join(outside, "enforced.txt")))
     })
   )

@@ -18,21 +18,43 @@ export const SANDBOX_DIR = "/tmp/.gatehouse-proxy"
 
 const SOCKET = "proxy.sock"
 
-/** Whether `host` is one of `allow`: an exact name, or `*.example.com` for its subdomains. */
-export const allowed = (host: string, allow: ReadonlyArray<string>): boolean => {
+/**
+ * Whether `host:port` is one of `allow`: an exact name, or `*.example.com` for its
+ * subdomains, on the web's ports (80, 443) unless the entry names one (`example.com:8443`).
+ */
+export const allowed = (host: string, allow: ReadonlyArray<string>, port = 443): boolean => {
   const name = host.toLowerCase().replace(/\.$/, "")
   return allow.some((entry) => {
-    const rule = entry.toLowerCase()
-    return rule.startsWith("*.") ? name.endsWith(rule.slice(1)) && name.length > rule.length - 1 : name === rule
+    const [rule = "", only] = entry.toLowerCase().split(/:(?=\d+$)/)
+    const portOk = only === undefined ? port === 80 || port === 443 : port === Number(only)
+    const nameOk = rule.startsWith("*.")
+      ? name.endsWith(rule.slice(1)) && name.length > rule.length - 1
+      : name === rule
+    return portOk && nameOk
   })
 }
 
 // A name on the allow-list that resolves to the host itself (loopback), to link-local
 // addresses (cloud metadata at 169.254.169.254) or to "this network" would open the host's
 // own services to the command (DNS rebinding); only an address written as such may.
-const inward = (address: string): boolean =>
-  /^(127\.|0\.|169\.254\.)/.test(address) ||
-  /^(::1?|::ffff:(127\.|0\.|169\.254\.).*|fe[89ab][0-9a-f]:.*)$/i.test(address)
+const inward = (address: string): boolean => {
+  const v4 = address.replace(/^::ffff:/i, "")
+  if (/^\d+\.\d+\.\d+\.\d+$/.test(v4)) {
+    const [a = 0, b = 0] = v4.split(".").map(Number)
+    // loopback, "this network", link-local, private ranges, carrier-grade NAT
+    return (
+      a === 127 ||
+      a === 0 ||
+      a === 10 ||
+      (a === 169 && b === 254) ||
+      (a === 172 && b >= 16 && b <= 31) ||
+      (a === 192 && b === 168) ||
+      (a === 100 && b >= 64 && b <= 127)
+    )
+  }
+  // IPv6 loopback, unspecified, link-local, unique local
+  return /^(::1?|fe[89ab][0-9a-f]:.*|f[cd][0-9a-f]{2}:.*)$/i.test(address)
+}
 
 /** `host:port` of a CONNECT target or of an absolute-form HTTP request, from its first line. */
 export const target = (line: string): { host: string; port: number; connect: boolean } | undefined => {
@@ -72,7 +94,7 @@ export const start = (allow: ReadonlyArray<string>): Promise<Proxy> => {
       }
       client.off("data", onData)
       const wanted = target(head.subarray(0, end).toString("latin1"))
-      if (wanted === undefined || !allowed(wanted.host, allow)) {
+      if (wanted === undefined || !allowed(wanted.host, allow, wanted.port)) {
         const host = wanted?.host ?? "(not a proxy request)"
         if (!refused.includes(host)) refused.push(host)
         client.end(
@@ -104,7 +126,8 @@ export const start = (allow: ReadonlyArray<string>): Promise<Proxy> => {
       sockets.add(upstream)
       upstream.on("close", () => sockets.delete(upstream))
       upstream.on("error", () => {
-        if (wanted.connect && client.writable) client.end("HTTP/1.1 502 Bad Gateway\r\nconnection: close\r\n\r\n")
+        if (wanted.connect && client.writable)
+          client.end("HTTP/1.1 502 Bad Gateway\r\nconnection: close\r\n\r\n")
         else client.destroy()
       })
       upstream.once("connect", () => {
