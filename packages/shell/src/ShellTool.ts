@@ -259,6 +259,11 @@ const statusBlock = (outcome: ShellProcess.Outcome, timeout: number, maxTimeout:
   if (outcome.signal !== null && !outcome.timedOut && !outcome.interrupted) {
     lines.push(`Terminated by signal ${outcome.signal}`)
   }
+  if (outcome.killed > 0) {
+    lines.push(
+      `${outcome.killed} process${outcome.killed === 1 ? "" : "es"} the command started ${outcome.killed === 1 ? "was" : "were"} still running after it ended and ${outcome.killed === 1 ? "was" : "were"} stopped${outcome.escaped > 0 ? ` (${outcome.escaped} had left its process group)` : ""}.`
+    )
+  }
   if (!outcome.complete) {
     lines.push(
       "Output written after the command exited was not all read: a process it started outside its process group still holds the output."

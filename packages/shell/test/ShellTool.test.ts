@@ -15,6 +15,7 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Instance from "@gatehousejs/core/Instance"
 import * as Permission from "@gatehousejs/permission/Permission"
 import * as Truncate from "@gatehousejs/truncate/Truncate"
+import * as Tool from "effect/ai/Tool"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -22,7 +23,6 @@ import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
-import * as Tool from "effect/ai/Tool"
 import { liveMembers } from "../src/internal/processGroup.ts"
 import * as Sandbox from "../src/Sandbox.ts"
 import * as ShellContext from "../src/ShellContext.ts"
@@ -92,13 +92,29 @@ describe("ShellTool.run", () => {
     }).pipe(Effect.provide(live()))
   )
 
+  it.live("tells the model when processes the command started had to be stopped after it ended", () =>
+    Effect.gen(function* () {
+      // Unsandboxed: the escape is found by the run's tag (the sandbox's PID namespace ends it anyway).
+      const result = yield* ShellTool.run({
+        command: "setsid sleep 30 >/dev/null 2>&1 </dev/null & echo started"
+      }).pipe(inProject({ sandbox: { mode: "off" } }))
+      assert.match(result.output, /^started\n/)
+      assert.match(
+        result.output,
+        /1 process the command started was still running after it ended and was stopped \(1 had left its process group\)/
+      )
+    }).pipe(Effect.provide(live()))
+  )
+
   it.live("tells the model a non-zero exit code, and a death by signal", () =>
     Effect.gen(function* () {
       const failed = yield* ShellTool.run({ command: "echo out; echo err >&2; exit 3" }).pipe(inProject())
       assert.strictEqual(failed.exitCode, 3)
       assert.strictEqual(failed.output, "out\nerr\n\n<command_status>\nExit code: 3\n</command_status>")
       // Unsandboxed: bubblewrap reports a child's death by signal N as exit code 128+N.
-      const killed = yield* ShellTool.run({ command: "kill -KILL $$" }).pipe(inProject({ sandbox: { mode: "off" } }))
+      const killed = yield* ShellTool.run({ command: "kill -KILL $$" }).pipe(
+        inProject({ sandbox: { mode: "off" } })
+      )
       assert.strictEqual(killed.exitCode, null)
       assert.strictEqual(killed.signal, "SIGKILL")
       assert.include(killed.output, "(no output)")
@@ -425,28 +441,35 @@ describe("ShellTool permissions", () => {
 })
 
 describe("ShellTool as an effect/ai tool", () => {
-  it.effect("is named bash, with params { command, timeout?, workdir?, unsandboxed? } and a truthful description", () =>
-    Effect.sync(() => {
-      assert.strictEqual(ShellTool.tool.name, "bash")
-      const schema = Tool.getJsonSchema(ShellTool.tool) as {
-        properties: Record<string, { type?: string; exclusiveMinimum?: number }>
-        required: Array<string>
-      }
-      assert.deepStrictEqual(Object.keys(schema.properties).sort(), ["command", "timeout", "unsandboxed", "workdir"])
-      assert.deepStrictEqual(schema.required, ["command"])
-      assert.strictEqual(schema.properties.timeout!.type, "integer")
-      assert.strictEqual(schema.properties.timeout!.exclusiveMinimum, 0)
-      const text = ShellTool.tool.description ?? ""
-      assert.include(text, "non-interactive")
-      assert.include(text, "saved to a file")
-      assert.notInclude(text, "persistent")
-      assert.isTrue(
-        Exit.isFailure(Schema.decodeUnknownExit(ShellTool.Parameters)({ command: "x", timeout: 0 }))
-      )
-      assert.isTrue(
-        Exit.isFailure(Schema.decodeUnknownExit(ShellTool.Parameters)({ command: "x", timeout: 1.5 }))
-      )
-    })
+  it.effect(
+    "is named bash, with params { command, timeout?, workdir?, unsandboxed? } and a truthful description",
+    () =>
+      Effect.sync(() => {
+        assert.strictEqual(ShellTool.tool.name, "bash")
+        const schema = Tool.getJsonSchema(ShellTool.tool) as {
+          properties: Record<string, { type?: string; exclusiveMinimum?: number }>
+          required: Array<string>
+        }
+        assert.deepStrictEqual(Object.keys(schema.properties).sort(), [
+          "command",
+          "timeout",
+          "unsandboxed",
+          "workdir"
+        ])
+        assert.deepStrictEqual(schema.required, ["command"])
+        assert.strictEqual(schema.properties.timeout!.type, "integer")
+        assert.strictEqual(schema.properties.timeout!.exclusiveMinimum, 0)
+        const text = ShellTool.tool.description ?? ""
+        assert.include(text, "non-interactive")
+        assert.include(text, "saved to a file")
+        assert.notInclude(text, "persistent")
+        assert.isTrue(
+          Exit.isFailure(Schema.decodeUnknownExit(ShellTool.Parameters)({ command: "x", timeout: 0 }))
+        )
+        assert.isTrue(
+          Exit.isFailure(Schema.decodeUnknownExit(ShellTool.Parameters)({ command: "x", timeout: 1.5 }))
+        )
+      })
   )
 
   it.live("its handler streams preliminary results, then the final result", () =>
