@@ -6,9 +6,11 @@
  *
  * @since 0.0.0
  */
-import { randomBytes } from "node:crypto"
 import * as NodeFs from "node:fs/promises"
 import * as NodePath from "node:path"
+
+// Loaded on first use: importing node:crypto costs a one-shot command ~10 ms it rarely needs.
+const crypto = () => process.getBuiltinModule("node:crypto")
 
 /**
  * How {@link writeText} writes.
@@ -58,7 +60,7 @@ const syncDirectory = async (directory: string) => {
 export const writeText = async (path: string, text: string, options: Options = {}): Promise<void> => {
   const directory = NodePath.dirname(path)
   await NodeFs.mkdir(directory, { recursive: true, mode: options.directoryMode ?? DIRECTORY_MODE })
-  const temporary = `${path}.${randomBytes(6).toString("hex")}.tmp`
+  const temporary = `${path}.${crypto().randomBytes(6).toString("hex")}.tmp`
   const mode = options.mode ?? FILE_MODE
   try {
     const handle = await NodeFs.open(temporary, "wx", mode)

@@ -10,13 +10,15 @@
  *
  * @since 0.1.0
  */
-import { randomBytes } from "node:crypto"
 import * as NodeFs from "node:fs/promises"
 import * as NodePath from "node:path"
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+
+// Loaded on first use: importing node:crypto costs a one-shot command ~10 ms it rarely needs.
+const crypto = () => process.getBuiltinModule("node:crypto")
 
 /**
  * The lock could not be taken: another process held it for longer than the timeout, or the
@@ -65,7 +67,7 @@ const tryTake = async (lock: string, stamp: string): Promise<Attempt> => {
   const pid = Number.parseInt(owner, 10)
   // An empty file is one being written this instant: wait for it like a live owner.
   if (Number.isInteger(pid) && pid > 0 && !alive(pid)) {
-    const aside = `${lock}.stale-${randomBytes(6).toString("hex")}`
+    const aside = `${lock}.stale-${crypto().randomBytes(6).toString("hex")}`
     const renamed = await NodeFs.rename(lock, aside).then(
       () => true,
       () => false
@@ -100,7 +102,7 @@ export const withLock =
   <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | LockError, R> => {
     const lock = `${path}.lock`
     const timeout = Duration.toMillis(Duration.fromInputUnsafe(options.timeout ?? "10 seconds"))
-    const stamp = `${process.pid}\n${randomBytes(6).toString("hex")}\n`
+    const stamp = `${process.pid}\n${crypto().randomBytes(6).toString("hex")}\n`
     const acquire = Effect.gen(function* () {
       yield* Effect.tryPromise({
         try: () => NodeFs.mkdir(NodePath.dirname(path), { recursive: true, mode: 0o700 }),

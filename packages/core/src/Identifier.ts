@@ -7,7 +7,9 @@
  *
  * @since 0.0.0
  */
-import { randomFillSync } from "node:crypto"
+
+// Loaded on first use: importing node:crypto costs a one-shot command ~10 ms it rarely needs.
+const crypto = () => process.getBuiltinModule("node:crypto")
 
 const MAX_MILLIS = 0xffff_ffff_ffff
 const MAX_COUNTER = 0xffff
@@ -40,7 +42,7 @@ let poolOffset = pool.length
 
 const randomSuffix = (): string => {
   if (poolOffset + RANDOM_LENGTH > pool.length) {
-    randomFillSync(pool)
+    crypto().randomFillSync(pool)
     poolOffset = 0
   }
   let out = ""

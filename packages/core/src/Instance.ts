@@ -7,13 +7,15 @@
  *
  * @since 0.0.0
  */
-import { createHash } from "node:crypto"
 import * as NodePath from "node:path"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Scope from "effect/Scope"
+
+// Loaded on first use: importing node:crypto costs a one-shot command ~10 ms it rarely needs.
+const crypto = () => process.getBuiltinModule("node:crypto")
 
 /**
  * What identifies an instance: its absolute directory and a stable id derived from it.
@@ -40,7 +42,7 @@ export class Current extends Context.Service<Current, Info>()("@gatehousejs/core
  */
 export const info = (directory: string): Info => {
   const resolved = NodePath.resolve(directory)
-  const projectID = `prj_${createHash("sha256").update(resolved).digest("hex").slice(0, 20)}`
+  const projectID = `prj_${crypto().createHash("sha256").update(resolved).digest("hex").slice(0, 20)}`
   return { directory: resolved, projectID }
 }
 

@@ -5,8 +5,8 @@
  */
 export * as AtomicFile from "./AtomicFile.ts"
 export * as Bus from "./Bus.ts"
-export * as FileLock from "./FileLock.ts"
 export * as BusEvent from "./BusEvent.ts"
+export * as FileLock from "./FileLock.ts"
 export * as Identifier from "./Identifier.ts"
 export * as Instance from "./Instance.ts"
 export * as InstanceState from "./InstanceState.ts"

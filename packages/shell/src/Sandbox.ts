@@ -10,8 +10,6 @@
  *
  * @since 0.1.0
  */
-import { execFileSync } from "node:child_process"
-import { createHash } from "node:crypto"
 import {
   existsSync,
   lstatSync,
@@ -27,7 +25,11 @@ import * as Permission from "@gatehousejs/permission/Permission"
 import * as Wildcard from "@gatehousejs/permission/Wildcard"
 import * as Context from "effect/Context"
 import * as Schema from "effect/Schema"
-import * as HostProxy from "./internal/hostProxy.ts"
+import type * as HostProxy from "./internal/hostProxy.ts"
+import * as ProxyBridge from "./internal/proxyBridge.ts"
+
+// Loaded on first use: importing node:crypto costs a one-shot command ~10 ms it rarely needs.
+const crypto = () => process.getBuiltinModule("node:crypto")
 
 /**
  * `auto` (default): enforce where the platform's sandbox works, else run unsandboxed and say
@@ -255,7 +257,8 @@ const protectedPaths = (root: string, ruleset: Permission.Ruleset, home: string)
     const directory = kind === "directory"
     // Rules given programmatically may still say `~/…` for the home.
     const names = name.startsWith(`${home}/`) ? [name, `~${name.slice(home.length)}`] : [name]
-    const deniesAny = (permission: string) => names.some((each) => deniesWhole(permission, each, directory, ruleset))
+    const deniesAny = (permission: string) =>
+      names.some((each) => deniesWhole(permission, each, directory, ruleset))
     if (deniesAny("read")) {
       seen.add(target)
       found.masked.push({ path: target, kind })
@@ -410,7 +413,7 @@ export const projectTmp = (projectRoot: string): string | undefined => {
   const parent = NodePath.join(NodeOs.tmpdir(), `gatehouse-${uid}`)
   const dir = NodePath.join(
     parent,
-    `tmp-${createHash("sha256").update(NodePath.resolve(projectRoot)).digest("hex").slice(0, 16)}`
+    `tmp-${crypto().createHash("sha256").update(NodePath.resolve(projectRoot)).digest("hex").slice(0, 16)}`
   )
   const ours = (path: string) => {
     const stat = lstatSync(path)
@@ -480,10 +483,10 @@ export const bwrapArgs = (
   args.push(
     "--bind",
     proxy.directory,
-    HostProxy.SANDBOX_DIR,
-    ...HostProxy.proxyEnv(),
+    ProxyBridge.SANDBOX_DIR,
+    ...ProxyBridge.proxyEnv(),
     "--",
-    ...HostProxy.bridgeArgv(proxy.node)
+    ...ProxyBridge.bridgeArgv(proxy.node)
   )
   return args
 }
@@ -547,23 +550,25 @@ export const detect = (
   const proof = probeRecord(path)
   if (proof !== undefined && existsSync(proof)) return { kind: "bwrap", path }
   try {
-    execFileSync(
-      path,
-      [
-        "--ro-bind",
-        "/",
-        "/",
-        "--dev",
-        "/dev",
-        "--proc",
-        "/proc",
-        "--unshare-pid",
-        "--unshare-net",
-        "--",
-        "/bin/true"
-      ],
-      { stdio: "ignore", timeout: 10_000 }
-    )
+    process
+      .getBuiltinModule("node:child_process")
+      .execFileSync(
+        path,
+        [
+          "--ro-bind",
+          "/",
+          "/",
+          "--dev",
+          "/dev",
+          "--proc",
+          "/proc",
+          "--unshare-pid",
+          "--unshare-net",
+          "--",
+          "/bin/true"
+        ],
+        { stdio: "ignore", timeout: 10_000 }
+      )
     if (proof !== undefined) {
       try {
         writeFileSync(proof, "", { mode: 0o600, flag: "wx" })
@@ -592,7 +597,8 @@ const probeRecord = (path: string): string | undefined => {
     if (!stat.isDirectory() || stat.uid !== uid || (stat.mode & 0o077) !== 0) return undefined
     const binary = lstatSync(realpathSync(path))
     const boot = readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim()
-    const key = createHash("sha256")
+    const key = crypto()
+      .createHash("sha256")
       .update(`${path}\0${binary.ino}\0${binary.mtimeMs}\0${binary.size}\0${boot}`)
       .digest("hex")
     return NodePath.join(folder, `bwrap-ok-${key.slice(0, 16)}`)
@@ -740,7 +746,8 @@ export const wrapper = (
  *
  * @since 0.1.0
  */
-export const startProxy = (allow: ReadonlyArray<string>): Promise<HostProxy.Proxy> => HostProxy.start(allow)
+export const startProxy = (allow: ReadonlyArray<string>): Promise<HostProxy.Proxy> =>
+  import("./internal/hostProxy.ts").then((proxy) => proxy.start(allow))
 
 /**
  * Words in a failed command's output that say the sandbox refused something, and what.

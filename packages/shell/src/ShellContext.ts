@@ -21,9 +21,9 @@
  * @since 0.0.0
  */
 import type * as Permission from "@gatehousejs/permission/Permission"
-import type * as Sandbox from "./Sandbox.ts"
 import * as Context from "effect/Context"
 import type * as Effect from "effect/Effect"
+import type * as Sandbox from "./Sandbox.ts"
 
 /**
  * The default timeout of a command, in milliseconds.

@@ -2,7 +2,6 @@
 // (each simple command, the rule that decided each pattern and where it came from, the
 // notes). `--jsonl` judges one JSON object per stdin line with the parser loaded once.
 import * as NodePath from "node:path"
-import * as NodeReadline from "node:readline"
 import type * as Permission from "@gatehousejs/permission/Permission"
 import * as Sandbox from "@gatehousejs/shell/Sandbox"
 import * as ShellAnalysis from "@gatehousejs/shell/ShellAnalysis"
@@ -180,7 +179,10 @@ type Run = <A>(effect: Effect.Effect<A, never, ShellParser.Service>) => A
 const BATCH = 256
 
 const jsonl = async (judge: Judge, run: Run, cwd: string, dialect: ShellParser.Dialect): Promise<number> => {
-  const lines = NodeReadline.createInterface({ input: process.stdin, crlfDelay: Number.POSITIVE_INFINITY })
+  // Loaded here: only --jsonl reads lines.
+  const lines = process
+    .getBuiltinModule("node:readline")
+    .createInterface({ input: process.stdin, crlfDelay: Number.POSITIVE_INFINITY })
   let malformed = 0
   let number = 0
   let batch: Array<{ readonly line: number; readonly input: ReturnType<typeof parseLine> }> = []
