@@ -85,6 +85,45 @@ layer(stack({ directory, script, events: { replayEvents: 5 } }), { excludeTestSe
     )
 
     it.effect(
+      "a session created while the page is still loading its lists stays listed",
+      () =>
+        Effect.gen(function* () {
+          const server = yield* Server.Service
+          const context = yield* browser
+          const page = yield* Effect.promise(() => context.newPage())
+          yield* Effect.promise(async () => {
+            // The page's first GET /session is answered by the server at once, but its answer
+            // (without the session created next) is held back until that session was announced.
+            let release: () => void = () => {}
+            const held = new Promise<void>((resolve) => (release = resolve))
+            await page.route("**/session", async (route) => {
+              if (route.request().method() !== "GET") return route.continue()
+              const response = await route.fetch()
+              await held
+              await route.fulfill({ response })
+            })
+            await page.goto(server.pageUrl)
+            await page.getByRole("status").filter({ hasText: "live" }).waitFor()
+            await fetch(`${server.url}/session`, {
+              method: "POST",
+              headers: { authorization: `Bearer ${server.token}`, "content-type": "application/json" },
+              body: JSON.stringify({ title: "made while loading" })
+            })
+            await page.locator("#sessions").getByText("made while loading").waitFor()
+            release()
+            // The older list arrives now; the session must not vanish with it.
+            await page.waitForResponse(
+              (response) => response.url().endsWith("/session") && response.request().method() === "GET"
+            )
+            await page.waitForTimeout(200)
+            assert.include((await page.locator("#sessions").textContent()) ?? "", "made while loading")
+            await page.close()
+          })
+        }),
+      60_000
+    )
+
+    it.effect(
       "reconnects with Last-Event-ID (replay), and refetches state on server.resync",
       () =>
         Effect.gen(function* () {

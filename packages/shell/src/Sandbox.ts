@@ -481,6 +481,10 @@ export const bwrapArgs = (
     return args
   }
   args.push(
+    // The bridge runs on this very Node binary, which may live where the sandbox has its own /tmp.
+    "--ro-bind",
+    proxy.node,
+    proxy.node,
     "--bind",
     proxy.directory,
     ProxyBridge.SANDBOX_DIR,

@@ -30,10 +30,10 @@ import * as ShellContext from "../src/ShellContext.ts"
 import * as ShellParser from "../src/ShellParser.ts"
 import * as ShellTool from "../src/ShellTool.ts"
 
-// Not under /tmp: the sandbox's /tmp is its own, so a fake home there would hide nothing.
-const artifacts = NodePath.resolve(import.meta.dirname, "..", "..", "..", "test-artifacts")
-mkdirSync(artifacts, { recursive: true })
-const base = realpathSync(mkdtempSync(NodePath.join(artifacts, "sandbox-")))
+// Under /var/tmp, not /tmp or the checkout (which may itself be under /tmp): the sandbox's
+// /tmp is its own, so a fake home or an "outside" there would not be the host's, and a
+// write to it would only seem to succeed.
+const base = realpathSync(mkdtempSync(NodePath.join("/var/tmp", "gatehouse-sandbox-")))
 const project = NodePath.join(base, "project")
 const outside = NodePath.join(base, "outside")
 const home = NodePath.join(base, "home")
