@@ -83,6 +83,28 @@ const bash = (command: string, overrides: Partial<ShellContext.Shape> = {}) =>
     Effect.provide(live)
   )
 
+// Nobody can answer: an ask that no rule settles fails closed, whatever the mode.
+const headless = ShellTool.layer.pipe(
+  Layer.provideMerge(Permission.layerMemoryWith({ mode: "yolo", interactive: false })),
+  Layer.provideMerge(Truncate.layerWith({ directory: spill })),
+  Layer.provideMerge(ShellParser.layer)
+)
+
+// A request to run outside the sandbox, in yolo mode, with nobody at the prompt.
+const unsandboxed = (command: string, ruleset: Permission.Ruleset) =>
+  ShellTool.run({ command, unsandboxed: true }).pipe(
+    Effect.provideService(ShellContext.Service, {
+      sessionID: "ses_sandbox",
+      ruleset,
+      projectRoot: project,
+      mode: "yolo",
+      env: { ...process.env, HOME: home },
+      sandbox: { mode: "enforce" }
+    }),
+    Instance.provide(project),
+    Effect.provide(headless)
+  )
+
 const onLinux = process.platform === "linux"
 
 describe("Sandbox.policy", () => {
@@ -288,46 +310,48 @@ describe.runIf(onLinux)("commands in the sandbox (bubblewrap, for real)", () => 
     })
   )
 
-  it.live("a host allow-list: allowed hosts through the proxy, others refused and reported, no way around it", () =>
-    Effect.gen(function* () {
-      const hits: Array<string> = []
-      const server = NodeHttp.createServer((request, response) => {
-        hits.push(request.url ?? "")
-        response.end("from outside\n")
+  it.live(
+    "a host allow-list: allowed hosts through the proxy, others refused and reported, no way around it",
+    () =>
+      Effect.gen(function* () {
+        const hits: Array<string> = []
+        const server = NodeHttp.createServer((request, response) => {
+          hits.push(request.url ?? "")
+          response.end("from outside\n")
+        })
+        yield* Effect.promise(() => new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve)))
+        const port = (server.address() as NodeNet.AddressInfo).port
+        try {
+          // `--noproxy ''`: through the proxy even for 127.0.0.1 (NO_PROXY keeps the sandbox's own loopback direct).
+          const through = yield* bash(`curl -sS --max-time 5 --noproxy '' http://127.0.0.1:${port}/allowed`, {
+            sandbox: { mode: "enforce", network: { allow: [`127.0.0.1:${port}`] } }
+          })
+          assert.strictEqual(through.exitCode, 0, through.output)
+          assert.strictEqual(through.output, "from outside\n")
+          const refused = yield* bash(
+            `curl -sS --max-time 5 --noproxy '' -o /dev/null -w '%{http_code}' http://127.0.0.1:${port}/refused`,
+            { sandbox: { mode: "enforce", network: { allow: ["example.org"] } } }
+          )
+          assert.include(refused.output, "403")
+          assert.match(refused.sandboxRefusal ?? "", /127\.0\.0\.1 \(not in sandbox\.network\.allow\)/)
+          const around = yield* bash(`curl -sS --max-time 5 --noproxy '*' http://127.0.0.1:${port}/around`, {
+            sandbox: { mode: "enforce", network: { allow: [`127.0.0.1:${port}`] } }
+          })
+          assert.notStrictEqual(around.exitCode, 0)
+          // A name on the list that resolves to the host itself is refused: no way to its own services.
+          const rebound = yield* bash(`curl -sS --max-time 5 --noproxy '' http://localhost:${port}/rebound`, {
+            sandbox: { mode: "enforce", network: { allow: [`localhost:${port}`] } }
+          })
+          assert.notStrictEqual(rebound.exitCode, 0)
+          assert.match(rebound.sandboxRefusal ?? "", /localhost/)
+          assert.deepStrictEqual(
+            hits.map((url) => new URL(url, "http://origin").pathname),
+            ["/allowed"]
+          )
+        } finally {
+          server.close()
+        }
       })
-      yield* Effect.promise(() => new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve)))
-      const port = (server.address() as NodeNet.AddressInfo).port
-      try {
-        // `--noproxy ''`: through the proxy even for 127.0.0.1 (NO_PROXY keeps the sandbox's own loopback direct).
-        const through = yield* bash(`curl -sS --max-time 5 --noproxy '' http://127.0.0.1:${port}/allowed`, {
-          sandbox: { mode: "enforce", network: { allow: [`127.0.0.1:${port}`] } }
-        })
-        assert.strictEqual(through.exitCode, 0, through.output)
-        assert.strictEqual(through.output, "from outside\n")
-        const refused = yield* bash(
-          `curl -sS --max-time 5 --noproxy '' -o /dev/null -w '%{http_code}' http://127.0.0.1:${port}/refused`,
-          { sandbox: { mode: "enforce", network: { allow: ["example.org"] } } }
-        )
-        assert.include(refused.output, "403")
-        assert.match(refused.sandboxRefusal ?? "", /127\.0\.0\.1 \(not in sandbox\.network\.allow\)/)
-        const around = yield* bash(`curl -sS --max-time 5 --noproxy '*' http://127.0.0.1:${port}/around`, {
-          sandbox: { mode: "enforce", network: { allow: [`127.0.0.1:${port}`] } }
-        })
-        assert.notStrictEqual(around.exitCode, 0)
-        // A name on the list that resolves to the host itself is refused: no way to its own services.
-        const rebound = yield* bash(`curl -sS --max-time 5 --noproxy '' http://localhost:${port}/rebound`, {
-          sandbox: { mode: "enforce", network: { allow: [`localhost:${port}`] } }
-        })
-        assert.notStrictEqual(rebound.exitCode, 0)
-        assert.match(rebound.sandboxRefusal ?? "", /localhost/)
-        assert.deepStrictEqual(
-          hits.map((url) => new URL(url, "http://origin").pathname),
-          ["/allowed"]
-        )
-      } finally {
-        server.close()
-      }
-    })
   )
 
   it.live(
@@ -354,16 +378,18 @@ describe.runIf(onLinux)("commands in the sandbox (bubblewrap, for real)", () => 
       })
   )
 
-  it.live("as root, the sandbox has no capabilities: no remount, no umount of a mask or a read-only bind", () =>
-    Effect.gen(function* () {
-      const result = yield* bash(
-        "f=$(printf '%s' .en)v; mount -o remount,bind,rw / ; umount $f ; umount ~/.ssh ; umount .git ; cat $f ~/.ssh/id_ed25519 ; " +
-          `g=$(printf .gi%s t); sh -c "echo evil > $g/hooks/post-merge"; echo x > ${outside}/after-remount.txt; true`
-      )
-      assert.notInclude(result.output, DECOY)
-      assert.isFalse(existsSync(NodePath.join(outside, "after-remount.txt")))
-      assert.isFalse(existsSync(NodePath.join(project, ".git", "hooks", "post-merge")))
-    })
+  it.live(
+    "as root, the sandbox has no capabilities: no remount, no umount of a mask or a read-only bind",
+    () =>
+      Effect.gen(function* () {
+        const result = yield* bash(
+          "f=$(printf '%s' .en)v; mount -o remount,bind,rw / ; umount $f ; umount ~/.ssh ; umount .git ; cat $f ~/.ssh/id_ed25519 ; " +
+            `g=$(printf .gi%s t); sh -c "echo evil > $g/hooks/post-merge"; echo x > ${outside}/after-remount.txt; true`
+        )
+        assert.notInclude(result.output, DECOY)
+        assert.isFalse(existsSync(NodePath.join(outside, "after-remount.txt")))
+        assert.isFalse(existsSync(NodePath.join(project, ".git", "hooks", "post-merge")))
+      })
   )
 
   it.live("a project full of entries does not lift the protection of the paths the rules name", () =>
@@ -387,13 +413,19 @@ describe.runIf(onLinux)("commands in the sandbox (bubblewrap, for real)", () => 
     Effect.gen(function* () {
       mkdirSync(NodePath.join(project, "src", "locked"), { recursive: true })
       writeFileSync(NodePath.join(project, "src", "locked", "x.json"), "original\n")
-      const locked: Permission.Ruleset = [...rules, { permission: "edit", pattern: "src/locked/*", action: "deny" }]
+      const locked: Permission.Ruleset = [
+        ...rules,
+        { permission: "edit", pattern: "src/locked/*", action: "deny" }
+      ]
       const result = yield* bash(
         `d=$(printf sr%s c); mv $d $d-old; mkdir -p $d/locked; echo evil > $d/locked/x.json; true`,
         { ruleset: locked }
       )
       assert.isTrue(result.sandboxed)
-      assert.strictEqual(readFileSync(NodePath.join(project, "src", "locked", "x.json"), "utf8"), "original\n")
+      assert.strictEqual(
+        readFileSync(NodePath.join(project, "src", "locked", "x.json"), "utf8"),
+        "original\n"
+      )
       assert.isFalse(existsSync(NodePath.join(project, "src-old")))
     })
   )
@@ -402,9 +434,13 @@ describe.runIf(onLinux)("commands in the sandbox (bubblewrap, for real)", () => 
     Effect.gen(function* () {
       const bin = NodePath.join(project, "node_modules", ".bin")
       mkdirSync(bin, { recursive: true })
-      writeFileSync(NodePath.join(bin, "bwrap"), '#!/bin/sh\nwhile [ "$1" != -- ]; do shift; done; shift; exec "$@"\n', {
-        mode: 0o755
-      })
+      writeFileSync(
+        NodePath.join(bin, "bwrap"),
+        '#!/bin/sh\nwhile [ "$1" != -- ]; do shift; done; shift; exec "$@"\n',
+        {
+          mode: 0o755
+        }
+      )
       const path = process.env.PATH
       process.env.PATH = `${bin}:${path}`
       try {
@@ -424,7 +460,9 @@ describe.runIf(onLinux)("commands in the sandbox (bubblewrap, for real)", () => 
     Effect.gen(function* () {
       const socket = `/run/gatehouse-test-${process.pid}.sock`
       const received: Array<string> = []
-      const server = NodeNet.createServer((connection) => connection.on("data", (data) => received.push(String(data))))
+      const server = NodeNet.createServer((connection) =>
+        connection.on("data", (data) => received.push(String(data)))
+      )
       yield* Effect.promise(() => new Promise<void>((resolve) => server.listen(socket, resolve)))
       try {
         const result = yield* bash(`curl -sS --max-time 3 --unix-socket ${socket} http://daemon/ ; true`)
@@ -475,27 +513,10 @@ describe.runIf(onLinux)("commands in the sandbox (bubblewrap, for real)", () => 
   it.live("bash_unsandboxed is judged per simple command: a rule for one does not carry a second", () =>
     Effect.gen(function* () {
       const exit = yield* Effect.exit(
-        ShellTool.run({
-          command: `npm install --version; echo ESCAPED > ${outside}/unsandboxed.txt`,
-          unsandboxed: true
-        }).pipe(
-          Effect.provideService(ShellContext.Service, {
-            sessionID: "ses_sandbox",
-            ruleset: [...rules, { permission: "bash_unsandboxed", pattern: "npm install*", action: "allow" }],
-            projectRoot: project,
-            mode: "yolo",
-            env: { ...process.env, HOME: home },
-            sandbox: { mode: "enforce" }
-          }),
-          Instance.provide(project),
-          Effect.provide(
-            ShellTool.layer.pipe(
-              Layer.provideMerge(Permission.layerMemoryWith({ mode: "yolo", interactive: false })),
-              Layer.provideMerge(Truncate.layerWith({ directory: spill })),
-              Layer.provideMerge(ShellParser.layer)
-            )
-          )
-        )
+        unsandboxed(`npm install --version; echo ESCAPED > ${outside}/unsandboxed.txt`, [
+          ...rules,
+          { permission: "bash_unsandboxed", pattern: "npm install*", action: "allow" }
+        ])
       )
       assert.isTrue(Exit.isFailure(exit))
       assert.isFalse(existsSync(NodePath.join(outside, "unsandboxed.txt")))
@@ -506,11 +527,15 @@ describe.runIf(onLinux)("commands in the sandbox (bubblewrap, for real)", () => 
     Effect.gen(function* () {
       const marker = "sleep 319.75"
       const bin = NodePath.resolve(import.meta.dirname, "..", "..", "cli", "src", "bin.ts")
-      const gatehouse = spawn(process.execPath, [bin, "run", "--sandbox", "enforce", "--mode", "yolo", "--", marker], {
-        cwd: project,
-        stdio: "ignore",
-        env: { ...process.env, HOME: home }
-      })
+      const gatehouse = spawn(
+        process.execPath,
+        [bin, "run", "--sandbox", "enforce", "--mode", "yolo", "--", marker],
+        {
+          cwd: project,
+          stdio: "ignore",
+          env: { ...process.env, HOME: home }
+        }
+      )
       const pgrep = () =>
         Effect.promise(
           () => new Promise<number | null>((resolve) => spawn("pgrep", ["-f", marker]).once("exit", resolve))
@@ -592,26 +617,7 @@ describe.runIf(onLinux)("commands in the sandbox (bubblewrap, for real)", () => 
 
   it.live("unsandboxed: true is its own ask, which not even yolo approves", () =>
     Effect.gen(function* () {
-      const exit = yield* Effect.exit(
-        ShellTool.run({ command: `echo x > ${outside}/escape.txt`, unsandboxed: true }).pipe(
-          Effect.provideService(ShellContext.Service, {
-            sessionID: "ses_sandbox",
-            ruleset: rules,
-            projectRoot: project,
-            mode: "yolo",
-            env: { ...process.env, HOME: home },
-            sandbox: { mode: "enforce" }
-          }),
-          Instance.provide(project),
-          Effect.provide(
-            ShellTool.layer.pipe(
-              Layer.provideMerge(Permission.layerMemoryWith({ mode: "yolo", interactive: false })),
-              Layer.provideMerge(Truncate.layerWith({ directory: spill })),
-              Layer.provideMerge(ShellParser.layer)
-            )
-          )
-        )
-      )
+      const exit = yield* Effect.exit(unsandboxed(`echo x > ${outside}/escape.txt`, rules))
       assert.isTrue(Exit.isFailure(exit))
       assert.isFalse(existsSync(NodePath.join(outside, "escape.txt")))
     })
