@@ -69,8 +69,10 @@ export type Request = typeof Request.Type
 
 /**
  * The input of `ask`: a {@link Request} whose `id` may be left out, the `ruleset` to judge
- * it by, and `needsPerson` (set by a caller that could not fully understand the call or
- * flags it as risky: mode `auto` then still asks a person).
+ * it by, `needsPerson` (set by a caller that could not fully understand the call or
+ * flags it as risky: mode `auto` then still asks a person) and `unmodelled` (the caller
+ * could not model the call at all and made it ask whatever the rules say: no rule can
+ * approve it, so a refusal suggests none).
  *
  * @since 0.0.0
  */
@@ -83,7 +85,8 @@ export const AskInput = Schema.Struct({
   always: Schema.Array(Schema.String),
   tool: Schema.optionalKey(ToolInfo),
   ruleset: Ruleset,
-  needsPerson: Schema.optionalKey(Schema.Boolean)
+  needsPerson: Schema.optionalKey(Schema.Boolean),
+  unmodelled: Schema.optionalKey(Schema.Boolean)
 })
 /**
  * @since 0.0.0
@@ -185,7 +188,9 @@ export class RejectedError extends Schema.TaggedError<RejectedError>()("Permissi
   requestID: Schema.optionalKey(Schema.String),
   permission: Schema.optionalKey(Schema.String),
   pattern: Schema.optionalKey(Schema.String),
-  suggestion: Schema.optionalKey(Rule)
+  suggestion: Schema.optionalKey(Rule),
+  /** The call could not be modelled (`AskInput.unmodelled`): no rule can stand in for a person. */
+  unmodelled: Schema.optionalKey(Schema.Boolean)
 }) {
   override get message(): string {
     const what = showAsk(this.permission, this.pattern)
@@ -195,6 +200,12 @@ export class RejectedError extends Schema.TaggedError<RejectedError>()("Permissi
       case "timeout":
         return `Nobody answered the permission request for ${what} in time; it did not run.`
       case "headless": {
+        if (this.unmodelled === true) {
+          return (
+            `${what} needs a person's approval (the analysis could not model it, so no rule can stand in for one), ` +
+            "but this run is not interactive, so nobody can give it. Run it interactively, or not at all."
+          )
+        }
         const rule = this.suggestion ?? { permission: this.permission ?? "*", pattern: this.pattern ?? "*" }
         const block = JSON.stringify({ [rule.permission]: { [rule.pattern]: "allow" } })
         return (
@@ -621,7 +632,9 @@ export const layerWith = (
             requestID: info.id,
             permission: info.permission,
             pattern: firstAsked,
-            suggestion: suggestion(info.permission, firstAsked, info.always)
+            ...(input.unmodelled === true
+              ? { unmodelled: true }
+              : { suggestion: suggestion(info.permission, firstAsked, info.always) })
           })
         }
         return yield* Effect.uninterruptibleMask((restore) =>

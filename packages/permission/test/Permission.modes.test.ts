@@ -186,6 +186,12 @@ describe("interactive: false", () => {
         // Without a specific "always" pattern the rule names the pattern itself.
         const plain = yield* Effect.flip(permission.ask(input({ patterns: ["make"], always: ["*"] })))
         assert.include(plain.message, '{"bash":{"make":"allow"}}')
+        // A call the caller could not model asks whatever the rules say: no rule is suggested.
+        const unmodelled = yield* Effect.flip(
+          permission.ask(input({ patterns: [":"], always: [":"], unmodelled: true }))
+        )
+        assert.include(unmodelled.message, "could not model it")
+        assert.notInclude(unmodelled.message, "To allow it")
         // Allowed and denied asks are unaffected; nothing was pending or published.
         yield* permission.ask(input({ patterns: ["ls"], ruleset: gitConfig }))
         const denied = yield* Effect.flip(

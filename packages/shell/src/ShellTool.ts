@@ -378,7 +378,8 @@ export const layer: Layer.Layer<Service, never, Permission.Service | Truncate.Se
               ...(ctx.messageID === undefined ? {} : { messageID: ctx.messageID })
             },
             ruleset: ShellGate.rulesetFor(request, ctx.ruleset),
-            needsPerson: request.needsPerson
+            needsPerson: request.needsPerson,
+            ...(request.escalated ? { unmodelled: true } : {})
           })
         }
 

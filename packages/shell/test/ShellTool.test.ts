@@ -381,7 +381,17 @@ describe("ShellTool permissions", () => {
       )
       assert.strictEqual(error._tag, "PermissionRejectedError")
       assert.include(error.message, "not interactive")
+      assert.include(error.message, "To allow it")
       assert.isFalse(existsSync(marker("headless.txt")))
+      // A fork bomb defines a function the analysis cannot model: no rule could approve it, so none is suggested.
+      const bomb = yield* Effect.flip(
+        ShellTool.run({ command: ":(){ :|:& };:" }).pipe(
+          inProject({ ruleset: [{ permission: "*", pattern: "*", action: "allow" }] })
+        )
+      )
+      assert.strictEqual(bomb._tag, "PermissionRejectedError")
+      assert.include(bomb.message, "could not model it")
+      assert.notInclude(bomb.message, "To allow it")
     }).pipe(Effect.provide(live({ interactive: false })))
   )
 
