@@ -283,7 +283,7 @@ const protectedPaths = (root: string, ruleset: Permission.Ruleset, home: string)
     for (let i = 1; i <= parts.length; i++) {
       const name = `${NodePath.isAbsolute(prefix) ? "/" : ""}${parts.slice(0, i).join("/")}`
       const path = NodePath.isAbsolute(name) ? name : NodePath.join(root, name)
-      if (judge(NodePath.isAbsolute(name) ? name : name, path) !== undefined) break
+      if (judge(name, path) !== undefined) break
     }
   }
   if (!globs) return found
