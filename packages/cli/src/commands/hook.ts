@@ -219,9 +219,7 @@ const edit = (
     console.log(`no gatehouse hook in ${file}: nothing to remove`)
     return 0
   }
-  if (change === "install" && installed) {
-    // Already there (perhaps with another path): replaced by the current one, once.
-  }
+  // An entry already there (perhaps from another path) was taken out above: install adds one.
   const next = change === "install" ? [...kept, entry(agent)] : kept
   const nextHooks = { ...hooks, [EVENT[agent]]: next }
   if (next.length === 0) delete nextHooks[EVENT[agent]]
