@@ -7,6 +7,9 @@
  * `setpgid`) are found by it in /proc and killed too, and the outcome counts what had to
  * be killed after the command ended. A process that clears its environment (`env -i`)
  * still escapes this; a cgroup or PID namespace (the sandbox) is what closes that.
+ * Outside a sandbox a small watcher (`/bin/sh`, in a session of its own) waits on a pipe
+ * only Gatehouse holds: if Gatehouse dies, kill -9 included, it kills the group and the
+ * tagged processes; a sandboxed run dies with its parent through bubblewrap instead.
  *
  * Built on `node:child_process` behind an Effect API rather than effect's
  * `ChildProcessSpawner`, whose handle (effect 4.1.0) cannot do four things this module
@@ -352,6 +355,8 @@ const openPipe = (stream: Readable): Pipe => {
 
 interface Proc {
   readonly child: ChildProcess
+  /** Outside a sandbox: the process that kills the run's processes if Gatehouse dies first. */
+  readonly watcher: ChildProcess | undefined
   readonly pid: number
   /** The value of `GATEHOUSE_RUN_ID` in the environment of everything this run starts. */
   readonly tag: string
@@ -366,6 +371,28 @@ interface Proc {
   idleSince: number
   bytes: number
   reader: Fiber.Fiber<void> | undefined
+}
+
+// Outside a sandbox nothing ties the command to Gatehouse's life: a watcher in a session of
+// its own waits on a pipe only Gatehouse holds; when Gatehouse dies (kill -9 included) the
+// pipe closes and the watcher kills the command's group and every process with its tag.
+// When the run ends normally the watcher is killed instead.
+const WATCHER =
+  'read -r _; kill -KILL -- -"$1" 2>/dev/null; for e in /proc/[0-9]*/environ; do if tr "\\0" "\\n" < "$e" 2>/dev/null | grep -qx "$2"; then p=${e#/proc/}; kill -KILL "${p%/environ}" 2>/dev/null; fi; done'
+
+const startWatcher = (pid: number, tag: string): ChildProcess | undefined => {
+  try {
+    const watcher = spawn("/bin/sh", ["-c", WATCHER, "sh", String(pid), `${RUN_TAG}=${tag}`], {
+      detached: true,
+      stdio: ["pipe", "ignore", "ignore"]
+    })
+    watcher.on("error", () => {})
+    watcher.unref()
+    ;(watcher.stdin as unknown as { unref?: () => void } | null)?.unref?.()
+    return watcher
+  } catch {
+    return undefined
+  }
 }
 
 const leaderExited = (proc: Proc): boolean => proc.child.exitCode !== null || proc.child.signalCode !== null
@@ -437,6 +464,7 @@ const start = (options: RunOptions): Effect.Effect<Proc, SpawnError> =>
       resume(
         Effect.succeed({
           child,
+          watcher: options.wrapper === undefined ? startWatcher(child.pid!, tag) : undefined,
           pid: child.pid!,
           tag,
           killed: 0,
@@ -626,6 +654,8 @@ export const run: (options: RunOptions) => Effect.Effect<Outcome, SpawnError> = 
         Effect.gen(function* () {
           yield* terminate(proc, killAfter)
           yield* stopReading(proc, false)
+          // Everything is stopped: the watcher is not needed (and must not act on a reused pid).
+          proc.watcher?.kill("SIGKILL")
         })
     )
   }

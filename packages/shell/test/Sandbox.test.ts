@@ -556,6 +556,42 @@ describe.runIf(onLinux)("commands in the sandbox (bubblewrap, for real)", () => 
     })
   )
 
+  it.live("without the sandbox too, kill -9 of gatehouse run leaves none of the command's processes", () =>
+    Effect.gen(function* () {
+      // Unique per run, so nothing left by another run is counted.
+      const marker = `sleep ${400 + (process.pid % 400)}.${Date.now() % 1000}`
+      const bin = NodePath.resolve(import.meta.dirname, "..", "..", "cli", "src", "bin.ts")
+      const gatehouse = spawn(
+        process.execPath,
+        [bin, "run", "--sandbox", "off", "--mode", "yolo", "--", `${marker} & setsid ${marker} & ${marker}`],
+        { cwd: project, stdio: "ignore", env: { ...process.env, HOME: home } }
+      )
+      const count = () =>
+        Effect.promise(
+          () =>
+            new Promise<number>((resolve) => {
+              let out = ""
+              const ps = spawn("pgrep", ["-f", `^${marker}`])
+              ps.stdout.on("data", (chunk) => (out += chunk))
+              ps.once("exit", () => resolve(out.split("\n").filter((line) => line !== "").length))
+            })
+        )
+      let started = 0
+      for (let i = 0; i < 100 && started < 3; i++) {
+        started = yield* count()
+        if (started < 3) yield* Effect.sleep(50)
+      }
+      assert.strictEqual(started, 3, "the three processes started")
+      gatehouse.kill("SIGKILL")
+      let left = started
+      for (let i = 0; i < 40 && left > 0; i++) {
+        yield* Effect.sleep(50)
+        left = yield* count()
+      }
+      assert.strictEqual(left, 0, "nothing of the command is left, the setsid child included")
+    })
+  )
+
   it.live("everyday work still runs: files in the project, git, no_new_privs, the project's tools", () =>
     Effect.gen(function* () {
       const result = yield* bash(
