@@ -26,6 +26,21 @@ const statOf = (pid: string): { readonly state: string; readonly pgrp: number } 
   return { state: rest[0] ?? "", pgrp: Number(rest[2]) }
 }
 
+// The pid directories of /proc (none where there is no /proc).
+const processEntries = (): Array<string> => {
+  try {
+    return readdirSync("/proc").filter((entry) => {
+      const code = entry.charCodeAt(0)
+      return code >= 48 && code <= 57
+    })
+  } catch {
+    return []
+  }
+}
+
+const running = (stat: { readonly state: string } | undefined): boolean =>
+  stat !== undefined && stat.state !== "Z" && stat.state !== "X"
+
 /**
  * The pids of the group's members that are still running (zombies excluded), read from
  * /proc on Linux. A zombie whose parent never reaps it (a container whose PID 1 is not an
@@ -33,19 +48,9 @@ const statOf = (pid: string): { readonly state: string; readonly pgrp: number } 
  */
 export const liveMembers = (pgid: number): ReadonlyArray<number> => {
   const out: Array<number> = []
-  let entries: Array<string>
-  try {
-    entries = readdirSync("/proc")
-  } catch {
-    return out
-  }
-  for (const entry of entries) {
-    const code = entry.charCodeAt(0)
-    if (code < 48 || code > 57) continue
+  for (const entry of processEntries()) {
     const stat = statOf(entry)
-    if (stat !== undefined && stat.pgrp === pgid && stat.state !== "Z" && stat.state !== "X") {
-      out.push(Number(entry))
-    }
+    if (running(stat) && stat!.pgrp === pgid) out.push(Number(entry))
   }
   return out
 }
@@ -75,15 +80,8 @@ export const taggedProcesses = (tag: string): ReadonlyArray<number> => {
   const needle = Buffer.from(`\0${RUN_TAG}=${tag}\0`)
   const first = Buffer.from(`${RUN_TAG}=${tag}\0`)
   const out: Array<number> = []
-  let entries: Array<string>
-  try {
-    entries = readdirSync("/proc")
-  } catch {
-    return out
-  }
-  for (const entry of entries) {
-    const code = entry.charCodeAt(0)
-    if (code < 48 || code > 57 || Number(entry) === process.pid) continue
+  for (const entry of processEntries()) {
+    if (Number(entry) === process.pid) continue
     let environ: Buffer
     try {
       environ = readFileSync(`/proc/${entry}/environ`)
@@ -91,8 +89,7 @@ export const taggedProcesses = (tag: string): ReadonlyArray<number> => {
       continue
     }
     if (!(environ.includes(needle) || environ.subarray(0, first.length).equals(first))) continue
-    const stat = statOf(entry)
-    if (stat !== undefined && stat.state !== "Z" && stat.state !== "X") out.push(Number(entry))
+    if (running(statOf(entry))) out.push(Number(entry))
   }
   return out
 }
