@@ -7,15 +7,19 @@
 //
 //   node scripts/bundle.ts             build
 //   node scripts/bundle.ts --if-stale  build only when a source is newer than the bundle
-import { cpSync, existsSync, mkdirSync, readdirSync, rmSync, statSync } from "node:fs"
+//
+// The new files are built beside the old ones and renamed over them, the entry point last, so a
+// `gatehouse` started during a rebuild (a test, a second terminal) finds a whole bundle.
+import { cpSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from "node:fs"
 import { builtinModules } from "node:module"
 import * as NodePath from "node:path"
-import { build } from "rolldown"
+import { type BuildOptions, build, type OutputOptions } from "rolldown"
 
 const root = NodePath.resolve(import.meta.dirname, "..")
 const cli = NodePath.join(root, "packages", "cli")
 const output = NodePath.join(cli, "dist", "gatehouse.js")
 const external = ["web-tree-sitter", "tree-sitter-bash", "tree-sitter-powershell"]
+const oneShot = ["check", "run", "hook"]
 
 const newestSource = (): number => {
   let newest = statSync(import.meta.filename).mtimeMs
@@ -28,6 +32,8 @@ const newestSource = (): number => {
   }
   for (const pkg of readdirSync(NodePath.join(root, "packages"))) {
     for (const part of ["src", "demo", "web", "package.json"]) {
+      // The cli package's web/ and demo/ are this script's copies, younger than the bundle.
+      if (pkg === "cli" && part !== "src" && part !== "package.json") continue
       const path = NodePath.join(root, "packages", pkg, part)
       if (!existsSync(path)) continue
       if (statSync(path).isDirectory()) visit(path)
@@ -41,27 +47,68 @@ if (process.argv.includes("--if-stale") && existsSync(output) && statSync(output
   process.exit(0)
 }
 
-rmSync(NodePath.join(cli, "dist"), { recursive: true, force: true })
-await build({
-  input: NodePath.join(cli, "src", "bin.ts"),
-  platform: "node",
-  external: [...external, ...builtinModules, /^node:/],
-  logLevel: "warn",
-  output: {
-    dir: NodePath.dirname(output),
-    entryFileNames: "gatehouse.js",
+const dist = NodePath.dirname(output)
+const staging = NodePath.join(cli, `.bundle-${process.pid}`)
+rmSync(staging, { recursive: true, force: true })
+try {
+  const options: BuildOptions = {
+    platform: "node",
+    external: [...external, ...builtinModules, /^node:/],
+    logLevel: "warn"
+  }
+  const chunked: OutputOptions = {
+    dir: NodePath.join(staging, "dist"),
     chunkFileNames: "[name]-[hash].js",
     format: "esm",
     minify: true
   }
-})
-// The bundle sits in dist/ as the modules sat in src/: `../web` and `../demo` are beside dist.
-for (const [pkg, folder] of [
-  ["server", "web"],
-  ["session", "demo"]
-] as const) {
-  const target = NodePath.join(cli, folder)
-  rmSync(target, { recursive: true, force: true })
-  mkdirSync(target, { recursive: true })
-  cpSync(NodePath.join(root, "packages", pkg, folder), target, { recursive: true })
+  // The one-shot commands, which start once per call (a hook before every tool call of an
+  // agent), are built each on its own: tree-shaken for that command alone, what it evaluates
+  // at start is a quarter smaller than its share of the chunks common to all commands
+  // (check: 276 KB against 430 KB), and in one file instead of eight.
+  const alone: Record<string, string> = {}
+  for (const command of oneShot) {
+    const built = await build({
+      ...options,
+      input: NodePath.join(cli, "src", "commands", `${command}.ts`),
+      output: { ...chunked, entryFileNames: `${command}-[hash].js` }
+    })
+    alone[command] = built.output[0].fileName
+  }
+  await build({
+    ...options,
+    input: NodePath.join(cli, "src", "bin.ts"),
+    plugins: [
+      {
+        name: "one-shot-commands",
+        resolveId: (source: string, importer: string | undefined) => {
+          const command = /^\.\/commands\/([\w-]+)\.ts$/.exec(source)?.[1]
+          if (importer?.endsWith(NodePath.join("src", "bin.ts")) && command !== undefined && alone[command])
+            return { id: `./${alone[command]}`, external: true }
+          return undefined
+        }
+      }
+    ],
+    output: { ...chunked, entryFileNames: NodePath.basename(output) }
+  })
+  // The bundle sits in dist/ as the modules sat in src/: `../web` and `../demo` are beside dist.
+  for (const [pkg, folder] of [
+    ["server", "web"],
+    ["session", "demo"]
+  ] as const) {
+    cpSync(NodePath.join(root, "packages", pkg, folder), NodePath.join(staging, folder), { recursive: true })
+    rmSync(NodePath.join(cli, folder), { recursive: true, force: true })
+    renameSync(NodePath.join(staging, folder), NodePath.join(cli, folder))
+  }
+  mkdirSync(dist, { recursive: true })
+  const built = readdirSync(NodePath.join(staging, "dist"))
+  const entry = NodePath.basename(output)
+  for (const name of [...built.filter((name) => name !== entry), entry]) {
+    renameSync(NodePath.join(staging, "dist", name), NodePath.join(dist, name))
+  }
+  // Chunks of an earlier build: their names carry another hash, so nothing new loads them.
+  for (const name of readdirSync(dist))
+    if (!built.includes(name)) rmSync(NodePath.join(dist, name), { force: true })
+} finally {
+  rmSync(staging, { recursive: true, force: true })
 }

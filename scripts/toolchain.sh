@@ -4,8 +4,18 @@
 # Node is never replaced, only shadowed on this shell's PATH. Safe to source repeatedly.
 
 gatehouse_toolchain() {
-  local root prefix want_pnpm node_ok pnpm_ok platform
-  root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)" || return 1
+  local self root prefix want_pnpm node_ok pnpm_ok platform
+  # This file's own path when sourced: bash names it in BASH_SOURCE, zsh (macOS's default
+  # shell) in the %x prompt escape; eval keeps the zsh syntax away from bash's parser.
+  if [ -n "${BASH_VERSION:-}" ]; then
+    self="${BASH_SOURCE[0]}"
+  elif [ -n "${ZSH_VERSION:-}" ]; then
+    eval 'self="${(%):-%x}"'
+  else
+    echo "toolchain: source this file from bash or zsh" >&2
+    return 1
+  fi
+  root="$(cd "$(dirname "$self")/.." && pwd)" || return 1
   prefix="$root/.toolchain"
   want_pnpm="$(sed -n 's/.*"packageManager": *"pnpm@\([^"]*\)".*/\1/p' "$root/package.json")"
   if [ -z "$want_pnpm" ]; then

@@ -5,6 +5,7 @@
 // the published declarations, and the installed `gatehouse` command.
 import { type SpawnSyncReturns, spawnSync } from "node:child_process"
 import {
+  copyFileSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -47,11 +48,36 @@ const ok = (result: SpawnSyncReturns<string>, what: string): string => {
 const examples = (file: string): Array<string> =>
   [...readFileSync(file, "utf8").matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((match) => match[1]!)
 
+const MODELS = `import { Model } from "@gatehousejs/session"
+import { Effect, Stream } from "effect"
+import * as LanguageModel from "effect/ai/LanguageModel"
+import { start } from "./fakeProviders.ts"
+
+for (const provider of Model.providers) {
+  const server = await start(provider, [{ type: "reply", text: \`hello from \${provider}\` }])
+  const text = Effect.gen(function* () {
+    const spec = yield* Model.parse(\`\${provider}/some-model\`)
+    const parts = yield* LanguageModel.streamText({ prompt: "hi" }).pipe(
+      Stream.runCollect,
+      Effect.provide(
+        Model.layer({ spec, baseUrl: server.baseUrl, env: { ANTHROPIC_API_KEY: "k", OPENAI_API_KEY: "k" } })
+      )
+    )
+    return parts.flatMap((part) => (part.type === "text-delta" ? [part.delta] : [])).join("")
+  })
+  console.log(await Effect.runPromise(text))
+  await server.close()
+}
+`
+
 const packages = readdirSync(NodePath.join(root, "packages")).sort()
 const programs: Array<{ readonly name: string; readonly source: string }> = []
 
 beforeAll(() => {
-  ok(run("pnpm", ["run", "build"], root), "pnpm run build")
+  // What `pnpm build` does, except that the cli's bundle is only rebuilt when stale: the
+  // other test files run it meanwhile, and a rebuild empties its folder first.
+  ok(run("pnpm", ["exec", "tsc", "--build", "tsconfig.build.json"], root), "tsc --build tsconfig.build.json")
+  ok(run(process.execPath, ["scripts/bundle.ts", "--if-stale"], root), "bundle --if-stale")
   mkdirSync(tarballs)
   for (const name of packages) {
     ok(
@@ -101,18 +127,31 @@ beforeAll(() => {
   )
   ok(run("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error"], project), "npm install")
 
-  const agent = examples(NodePath.join(root, "README.md"))
-  assert.lengthOf(agent, 1, "the root README has one ```ts program, the agent of 'Use it in your agent'")
-  programs.push({ name: "agent", source: agent[0]! })
+  const agents = examples(NodePath.join(root, "README.md"))
+  assert.lengthOf(
+    agents,
+    2,
+    "the root README has two ```ts programs: the short agent at the top and the one of 'Use it in your agent'"
+  )
+  programs.push({ name: "agent-short", source: agents[0]! }, { name: "agent", source: agents[1]! })
   for (const name of packages) {
     for (const [index, source] of examples(NodePath.join(root, "packages", name, "README.md")).entries()) {
       programs.push({ name: `${name}-${index + 1}`, source })
     }
   }
   for (const program of programs) writeFileSync(NodePath.join(project, `${program.name}.ts`), program.source)
+  // A model of each provider on the registry's own (unpatched) provider packages; in a
+  // folder of its own, outside the type-checked examples (it imports a .ts helper).
+  mkdirSync(NodePath.join(project, "models"))
+  copyFileSync(
+    NodePath.join(root, "packages", "session", "test", "fakeProviders.ts"),
+    NodePath.join(project, "models", "fakeProviders.ts")
+  )
+  writeFileSync(NodePath.join(project, "models", "run.ts"), MODELS)
 }, 600_000)
 
-afterAll(() => rmSync(work, { recursive: true, force: true }))
+// Removing an installed node_modules takes more than the default 10 s on a loaded machine.
+afterAll(() => rmSync(work, { recursive: true, force: true }), 120_000)
 
 describe("installed from the packed tarballs with npm", () => {
   it("holds one copy of effect, shared by every package", () => {
@@ -134,10 +173,33 @@ describe("installed from the packed tarballs with npm", () => {
     assert.include(out, "hello from gatehouse\n")
   })
 
+  it("runs the short agent at the top of the README: ls runs, rm -rf . is refused and nothing is deleted", () => {
+    const folder = NodePath.join(project, "short")
+    mkdirSync(folder)
+    writeFileSync(NodePath.join(folder, "hello.txt"), "hi\n")
+    const out = ok(run(process.execPath, ["../agent-short.ts"], folder, 60_000), "node agent-short.ts")
+    assert.match(out, /input: \{ command: 'ls' \},\s+output: 'hello\.txt\\n'/)
+    assert.match(out, /input: \{ command: 'rm -rf \.' \},\s+error: 'bash "rm -rf \." needs approval/)
+    assert.strictEqual(readFileSync(NodePath.join(folder, "hello.txt"), "utf8"), "hi\n")
+  })
+
   it("runs every package README's example", () => {
-    const names = programs.map((program) => program.name).filter((name) => name !== "agent")
+    const names = programs
+      .map((program) => program.name)
+      .filter((name) => name !== "agent" && name !== "agent-short")
     assert.isAtLeast(names.length, packages.length - 1)
     for (const name of names) ok(run(process.execPath, [`${name}.ts`], project, 60_000), `node ${name}.ts`)
+  })
+
+  it("runs a model of each provider on the registry's unpatched provider packages", () => {
+    // As published: the imports effect 4.1 moved, which Model redirects at run time.
+    const client = readFileSync(
+      NodePath.join(project, "node_modules", "@effect", "ai-anthropic", "dist", "AnthropicClient.js"),
+      "utf8"
+    )
+    assert.include(client, '"effect/unstable/http/HttpClient"')
+    const out = ok(run(process.execPath, ["models/run.ts"], project, 60_000), "node models/run.ts")
+    assert.strictEqual(out, "hello from anthropic\nhello from openai\nhello from openai-compatible\n")
   })
 
   it("gatehouse check judges with the project's gatehouse.json", () => {

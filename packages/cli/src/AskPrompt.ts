@@ -17,6 +17,7 @@
  * @since 0.0.0
  */
 import * as NodeReadline from "node:readline"
+import * as AskMetadata from "@gatehousejs/permission/AskMetadata"
 import type * as Permission from "@gatehousejs/permission/Permission"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
@@ -49,8 +50,16 @@ export interface Terminal {
 const style = (on: boolean) => ({
   bold: (s: string) => (on ? `\u001b[1m${s}\u001b[22m` : s),
   dim: (s: string) => (on ? `\u001b[2m${s}\u001b[22m` : s),
-  yellow: (s: string) => (on ? `\u001b[33m${s}\u001b[39m` : s)
+  yellow: (s: string) => (on ? `\u001b[33m${s}\u001b[39m` : s),
+  red: (s: string) => (on ? `\u001b[31m${s}\u001b[39m` : s),
+  green: (s: string) => (on ? `\u001b[32m${s}\u001b[39m` : s),
+  /** The subject of the ask: bold on a highlighted background. */
+  subject: (s: string) => (on ? `\u001b[1;7m ${s} \u001b[22;27m` : s)
 })
+
+type Style = ReturnType<typeof style>
+
+const safe = (text: string) => TerminalText.printable(text)
 
 /** A metadata value as the lines to show, each safe for the terminal. */
 const show = (value: unknown): Array<string> => {
@@ -61,29 +70,152 @@ const show = (value: unknown): Array<string> => {
   )
 }
 
+const showRule = (rule: Permission.Rule) =>
+  `${rule.permission} ${rule.literal === true ? "exactly " : ""}"${safe(rule.pattern)}" ${rule.action}`
+
+/** Where a deciding rule comes from, as a person reads it. */
+const showSource = (decision: AskMetadata.Decision) =>
+  decision.source === "default"
+    ? "no rule matched: asks by default"
+    : `by ${showRule(decision.rule)} in ${safe(decision.source)}`
+
+/** One line per reason the request asks. */
+const reasons = (request: Permission.Request, typed: AskMetadata.Typed): Array<string> => {
+  const out: Array<string> = []
+  const asking = new Set(request.asking ?? request.patterns)
+  if (typed.permission === "bash") {
+    for (const note of typed.metadata.notes) {
+      const about = note.command === undefined ? "" : `${safe(note.command)}: `
+      out.push(
+        `${about}${safe(note.kind === "unmodelled" ? "could not be modelled" : note.kind)} — ${safe(note.message)}`
+      )
+    }
+    if (typed.metadata.escalated === true)
+      out.push(
+        "the analysis could not model this command: it asks whatever the rules say, and no rule lifts that"
+      )
+  }
+  const rules = "rules" in typed.metadata && Array.isArray(typed.metadata.rules) ? typed.metadata.rules : []
+  for (const decision of rules as ReadonlyArray<AskMetadata.Decision>) {
+    if (!asking.has(decision.pattern) || decision.action !== "ask") continue
+    out.push(`${safe(decision.pattern)}: ${showSource(decision)}`)
+  }
+  return out
+}
+
+const hang = (
+  label: string,
+  lines: ReadonlyArray<string>,
+  paint: (line: string) => string
+): Array<string> => {
+  const [first = "", ...rest] = lines
+  const pad = " ".repeat(`  ${label}: `.length)
+  return [paint(`  ${label}: ${first}`), ...rest.map((line) => paint(`${pad}${line}`))]
+}
+
+const diffLines = (diff: string, s: Style): Array<string> =>
+  TerminalText.lines(diff).map((line) =>
+    line.startsWith("+") && !line.startsWith("+++")
+      ? s.green(`    ${line}`)
+      : line.startsWith("-") && !line.startsWith("---")
+        ? s.red(`    ${line}`)
+        : s.dim(`    ${line}`)
+  )
+
+/** The headline and the subject of a request, by its permission. */
+const headline = (request: Permission.Request, typed: AskMetadata.Typed, s: Style): Array<string> => {
+  const tool = request.tool?.name === undefined ? "" : `${safe(request.tool.name)} `
+  switch (typed.permission) {
+    case "bash": {
+      const m = typed.metadata
+      return [
+        `${s.yellow("?")} ${s.bold(`${tool || "bash "}wants to run`)}`,
+        ...TerminalText.lines(m.command).map((line) => `    ${s.subject(line)}`),
+        s.dim(`  in ${safe(m.cwd)}`)
+      ]
+    }
+    case "edit": {
+      const m = typed.metadata
+      const what = m.path ?? m.files?.join(", ") ?? request.patterns.join(", ")
+      return [
+        `${s.yellow("?")} ${s.bold(`${tool}wants to ${m.action === undefined ? "change" : safe(m.action)}`)} ${s.subject(safe(what))}`,
+        ...(m.command === undefined ? [] : [s.dim(`  by the command ${safe(m.command)}`)]),
+        ...(m.diff === undefined ? [] : diffLines(m.diff, s))
+      ]
+    }
+    case "read": {
+      const m = typed.metadata
+      const what = m.path ?? m.files?.join(", ") ?? request.patterns.join(", ")
+      return [
+        `${s.yellow("?")} ${s.bold(`${tool}wants to read`)} ${s.subject(safe(what))}`,
+        ...(m.command === undefined ? [] : [s.dim(`  by the command ${safe(m.command)}`)])
+      ]
+    }
+    case "external_directory": {
+      const m = typed.metadata
+      const what = m.path ?? m.directories?.join(", ") ?? request.patterns.join(", ")
+      return [
+        `${s.yellow("?")} ${s.bold(`${tool}wants to reach outside the project:`)} ${s.subject(safe(what))}`,
+        ...(m.command === undefined ? [] : [s.dim(`  by the command ${safe(m.command)}`)])
+      ]
+    }
+    case "doom_loop":
+      return [
+        `${s.yellow("?")} ${s.bold("The model keeps repeating itself:")} ${s.subject(safe(AskMetadata.describeDoomLoop(typed.metadata)))}`,
+        s.dim("  allow it to go on?")
+      ]
+    case "other": {
+      const lines = [
+        `${s.yellow("?")} ${s.bold(`Permission required: ${safe(request.permission)}`)}`,
+        ...request.patterns.map((pattern) => `    ${s.subject(safe(pattern))}`)
+      ]
+      for (const [key, value] of Object.entries(typed.metadata)) {
+        if (value === undefined || value === null) continue
+        lines.push(...hang(safe(key), show(value), s.dim))
+      }
+      return lines
+    }
+  }
+}
+
 /**
- * The lines that describe a request: what is asked, for which patterns, and its details.
+ * What "always" would allow from now on, as a person reads it: globs as they are, exact
+ * texts quoted and marked "exactly".
+ *
+ * @since 0.0.0
+ */
+export const remembered = (request: Permission.Request): Array<string> => [
+  ...request.always.filter((pattern) => pattern.length > 0).map(safe),
+  ...(request.alwaysExact ?? []).map((text) => `exactly "${safe(text)}"`)
+]
+
+/**
+ * The lines that describe a request for a person: what the tool wants to do (the command
+ * once, highlighted, and where it runs; the file and its diff), one line per reason it asks
+ * (a note of a sub-command, the escalation, the rule that asked and its file), and what
+ * "always" would allow. Metadata that does not decode by its permission is shown field by
+ * field.
  *
  * @since 0.0.0
  */
 export const describe = (request: Permission.Request, color = false): Array<string> => {
   const s = style(color)
-  const safe = (text: string) => TerminalText.printable(text)
-  const lines = [
-    `${s.yellow("?")} ${s.bold(`Permission required: ${safe(request.permission)}`)}`,
-    ...request.patterns.map((pattern) => `    ${safe(pattern)}`)
-  ]
-  for (const [key, value] of Object.entries(request.metadata)) {
-    if (value === undefined || value === null) continue
-    // A multi-line value (the diff of an edit) keeps its own layout: its continuation
-    // lines hang under the first, each styled on its own so a colour never spans lines.
-    const [first = "", ...rest] = show(value)
-    const label = safe(key)
-    const hang = " ".repeat(`    ${label}: `.length)
-    lines.push(s.dim(`    ${label}: ${first}`), ...rest.map((line) => s.dim(`${hang}${line}`)))
-  }
-  const always = request.always.filter((pattern) => pattern.length > 0).map(safe)
-  if (always.length > 0) lines.push(s.dim(`    "always" would allow: ${always.join(", ")}`))
+  const decoded = Effect.runSync(Effect.result(AskMetadata.decode(request)))
+  const typed: AskMetadata.Typed =
+    decoded._tag === "Success"
+      ? decoded.success
+      : { permission: "other", name: request.permission, metadata: request.metadata }
+  const lines = headline(request, typed, s)
+  const why = reasons(request, typed)
+  if (why.length > 0) lines.push("  why it asks:", ...why.map((reason) => `    · ${reason}`))
+  const always = remembered(request)
+  lines.push(
+    s.dim(
+      always.length > 0
+        ? `  [a]lways would allow ${safe(request.permission)} from now on: ${always.join(" · ")}`
+        : "  [a]lways remembers nothing for this request: it is allowed this once"
+    )
+  )
   return lines
 }
 
@@ -120,6 +252,11 @@ export const parse = (line: string): Answer | undefined => {
  */
 export interface Prompt {
   readonly ask: (request: Permission.Request) => Effect.Effect<Answer>
+  /**
+   * Writes `question` and reads one line through the same reader, in turn with the asks
+   * (`gatehouse chat`'s own prompt); `undefined` at the end of input.
+   */
+  readonly line: (question: string) => Effect.Effect<string | undefined>
 }
 
 /**
@@ -197,7 +334,7 @@ export const make = (terminal: Terminal): Effect.Effect<Prompt, never, Scope.Sco
         terminal.output.write(`${describe(request, color).join("\n")}\n`)
         while (true) {
           terminal.output.write(
-            `  ${s.bold("[o]")}nce  ${s.bold("[a]")}lways  ${s.bold("[r]")}eject  ${s.dim("(or type what to do instead)")} > `
+            `  ${s.bold("[r]")}eject  ${s.bold("[o]")}nce  ${s.bold("[a]")}lways  ${s.dim("or type what to do instead")} > `
           )
           const line = yield* lines.next
           if (line === undefined) {
@@ -208,5 +345,10 @@ export const make = (terminal: Terminal): Effect.Effect<Prompt, never, Scope.Sco
           if (answer !== undefined) return answer
         }
       }).pipe(lock.withPermits(1))
-    return { ask }
+    const line = (question: string) =>
+      Effect.andThen(
+        Effect.sync(() => terminal.output.write(question)),
+        lines.next
+      ).pipe(lock.withPermits(1))
+    return { ask, line }
   })

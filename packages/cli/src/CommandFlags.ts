@@ -25,16 +25,21 @@ export const sandbox = (value: string): Sandbox.Mode | UsageError =>
 
 /**
  * The parsed flags, or the exit code once `--help` printed the usage (0) or a bad flag its
- * error and the usage (2).
+ * reason and where the usage is (`status`, 2 unless the command says otherwise).
  */
-export const settle = <F>(command: string, usage: string, flags: F | "help" | UsageError): F | number => {
+export const settle = <F>(
+  command: string,
+  usage: string,
+  flags: F | "help" | UsageError,
+  status = 2
+): F | number => {
   if (flags === "help") {
     console.log(usage)
     return 0
   }
   if (flags instanceof UsageError) {
-    console.error(`gatehouse ${command}: ${flags.message}\n\n${usage}`)
-    return 2
+    console.error(`gatehouse ${command}: ${flags.message} (see gatehouse ${command} --help)`)
+    return status
   }
   return flags
 }

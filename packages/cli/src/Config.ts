@@ -1,27 +1,39 @@
 /**
  * `gatehouse.json`: the project's policy, read by every `gatehouse` command.
  *
- * The file is `--config FILE` or the `gatehouse.json` of the working directory (none is
- * fine: the defaults apply). Keys: `permission` (opencode's format, so a block can be
- * pasted in; key order is precedence), `mode` (`ask | auto | yolo`), `tool_output`
- * (`max_lines`, `max_bytes`, `retention_days`), `shell` (a name or path). An unknown key or a
- * value of the wrong type fails with {@link ConfigError}, naming the JSON path of the
- * offending value: a broken config never runs with a guessed policy.
+ * The configuration is layered as opencode layers its own (see {@link load}): the user's
+ * file, the project's `gatehouse.json` files, then `--config FILE`; none is fine (the
+ * defaults apply). The project is the working directory's repository root, never the
+ * folder of a config file. Keys: `permission` (opencode's format, so a block can be
+ * pasted in; key order is precedence), `rules` and `permissions` (rule strings `Tool`,
+ * `Tool(glob)`, `Tool=literal` in `allow`/`ask`/`deny` arrays, the latter a pasted Claude Code
+ * block; they follow the `permission` block, so they win over it), `mode` (`ask | auto | yolo`), `tool_output`
+ * (`max_lines`, `max_bytes`, `retention_days`), `shell` (a name or path), `redis` (the URL of the
+ * Redis a group of `gatehouse serve` processes shares), `model` and `provider` (the model of
+ * `chat` and `serve`, see ModelConfig). An unknown key or a
+ * value of the wrong type fails with {@link ConfigError}, naming the file and the JSON path
+ * of the offending value: a broken config never runs with a guessed policy.
  *
- * The ruleset is {@link defaults} (opencode's agent defaults) followed by the file's
- * `permission` rules, so the file wins.
+ * The ruleset is {@link defaults} (the library's built-in rules) followed by each layer's
+ * rules, so the files win, and a later file wins over an earlier one.
  *
  * @since 0.0.0
  */
-import * as NodeFs from "node:fs/promises"
+import * as NodeFs from "node:fs"
+import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
-import * as Permission from "@gatehousejs/permission/Permission"
+import * as Defaults from "@gatehousejs/permission/Defaults"
+import type * as Permission from "@gatehousejs/permission/Permission"
+import * as Ruleset from "@gatehousejs/permission/Ruleset"
 import type * as Sandbox from "@gatehousejs/shell/Sandbox"
 import type * as Truncate from "@gatehousejs/truncate/Truncate"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
-import * as Schema from "effect/Schema"
+import { ConfigError, decodeLayer, type Layer, type ToolOutput } from "./ConfigFile.ts"
+import * as Jsonc from "./JsoncEdit.ts"
+import type * as ModelConfig from "./ModelConfig.ts"
+import * as Opencode from "./OpencodeConfig.ts"
 
 /**
  * The file name looked for in the working directory.
@@ -30,26 +42,8 @@ import * as Schema from "effect/Schema"
  */
 export const FILE_NAME = "gatehouse.json"
 
-/**
- * The configuration could not be read or is invalid. `path` is the JSON path of the
- * offending value (`permission.bash["rm *"]`), empty for file-level problems.
- *
- * @since 0.0.0
- */
-export class ConfigError extends Schema.TaggedError<ConfigError>()("ConfigError", {
-  file: Schema.String,
-  path: Schema.String,
-  message: Schema.String
-}) {}
-
-/**
- * @since 0.0.0
- */
-export interface ToolOutput {
-  readonly maxLines?: number
-  readonly maxBytes?: number
-  readonly retentionDays?: number
-}
+// One file's error, layer and decoder live in ConfigFile; they are part of this module's API.
+export { ConfigError, decodeLayer, type Layer, type ToolOutput }
 
 /**
  * The Truncate settings a `tool_output` block gives (unset fields keep Truncate's defaults).
@@ -68,13 +62,15 @@ export const truncateOptions = (toolOutput: ToolOutput): Truncate.LayerOptions =
  * @since 0.0.0
  */
 export interface Info {
-  /** The file read, if any. */
+  /** The last file read (the one that wins), if any. */
   readonly file: string | undefined
-  /** The project root: the config file's directory, else the working directory. */
+  /** Every file read, the first layer first. */
+  readonly files: ReadonlyArray<string>
+  /** The project root: the working directory's repository root, else the working directory. */
   readonly directory: string
-  /** The file's own rules, in order. */
+  /** The files' own rules, in layer order. */
   readonly permission: Permission.Ruleset
-  /** {@link defaults} followed by the file's rules: what the gate judges with. */
+  /** {@link defaults} followed by the files' rules: what the gate judges with. */
   readonly ruleset: Permission.Ruleset
   /** Where each rule of `ruleset` comes from (same indexes). */
   readonly sources: ReadonlyArray<string>
@@ -83,107 +79,72 @@ export interface Info {
   readonly shell: string | undefined
   /** The `sandbox` block (`Sandbox.Settings` minus what the file leaves out). */
   readonly sandbox: Partial<Sandbox.Settings>
+  /** `redis`: the group `gatehouse serve` joins (`redis://host:port`), if any. */
+  readonly redis: string | undefined
+  /** `model` and `provider`: the model `chat` and `serve` talk to (see ModelConfig). */
+  readonly models: ModelConfig.Settings
+  /** The file whose `model` is `models.model`, if any. */
+  readonly modelFile: string | undefined
+  /** What a command says once on stderr: the keys of an opencode.json that were ignored. */
+  readonly notes: ReadonlyArray<string>
 }
 
 /**
- * opencode's agent defaults: everything allowed; `external_directory` and `doom_loop`
- * ask; reading `.env` files asks (`.env.example` does not).
+ * The built-in rules (`Defaults.ruleset` of `@gatehousejs/permission`): harmless commands
+ * and other tools allowed; risky commands, paths outside the project, repeated calls and
+ * `.env` files ask.
  *
  * @since 0.0.0
  */
-export const defaults: Permission.Ruleset = [
-  { permission: "*", pattern: "*", action: "allow" },
-  { permission: "doom_loop", pattern: "*", action: "ask" },
-  { permission: "external_directory", pattern: "*", action: "ask" },
-  { permission: "read", pattern: "*", action: "allow" },
-  { permission: "read", pattern: "*.env", action: "ask" },
-  { permission: "read", pattern: "*.env.*", action: "ask" },
-  { permission: "read", pattern: "*.env.example", action: "allow" }
-]
-
-const KEYS = new Set(["$schema", "permission", "mode", "tool_output", "shell", "sandbox"])
-const SANDBOX_MODES: ReadonlySet<string> = new Set(["auto", "enforce", "off"])
-const SANDBOX_KEYS = "mode, network, allow_write, deny_read, allow_read"
-
-type SandboxResult =
-  | { readonly ok: Partial<Sandbox.Settings> }
-  | { readonly path: string; readonly message: string }
-
-// `"sandbox": "auto"` or `{ mode?, network?, allow_write?, deny_read?, allow_read? }`.
-const decodeSandbox = (value: unknown): SandboxResult => {
-  if (value === undefined) return { ok: {} }
-  if (typeof value === "string") {
-    return SANDBOX_MODES.has(value)
-      ? { ok: { mode: value as Sandbox.Mode } }
-      : { path: "sandbox", message: `expected auto | enforce | off or an object, got ${show(value)}` }
-  }
-  if (!isObject(value))
-    return { path: "sandbox", message: `expected auto | enforce | off or an object, got ${show(value)}` }
-  const out: { -readonly [K in keyof Sandbox.Settings]?: Sandbox.Settings[K] } = {}
-  for (const [key, raw] of Object.entries(value)) {
-    const path = pathKey("sandbox", key)
-    if (key === "mode") {
-      if (typeof raw !== "string" || !SANDBOX_MODES.has(raw)) {
-        return { path, message: `expected auto | enforce | off, got ${show(raw)}` }
-      }
-      out.mode = raw as Sandbox.Mode
-    } else if (key === "network") {
-      if (raw === "none" || raw === "allow") out.network = raw
-      else if (
-        isObject(raw) &&
-        Object.keys(raw).length === 1 &&
-        Array.isArray(raw.allow) &&
-        raw.allow.every((host) => typeof host === "string" && host !== "")
-      ) {
-        out.network = { allow: raw.allow as Array<string> }
-      } else return { path, message: `expected none | allow | { "allow": [hosts] }, got ${show(raw)}` }
-    } else if (key === "allow_write" || key === "deny_read" || key === "allow_read") {
-      if (!Array.isArray(raw)) return { path, message: `expected an array of paths, got ${show(raw)}` }
-      for (const [index, entry] of raw.entries()) {
-        if (
-          typeof entry !== "string" ||
-          !(entry.startsWith("/") || entry === "~" || entry.startsWith("~/"))
-        ) {
-          return {
-            path: `${path}[${index}]`,
-            message: `expected an absolute path or ~/…, got ${show(entry)}`
-          }
-        }
-      }
-      const paths = raw as Array<string>
-      if (key === "allow_write") out.allowWrite = paths
-      else if (key === "deny_read") out.denyRead = paths
-      else out.allowRead = paths
-    } else return { path, message: `unknown key (expected one of ${SANDBOX_KEYS})` }
-  }
-  return { ok: out }
-}
-const TOOL_OUTPUT_KEYS: Record<string, "max_lines" | "max_bytes" | "retention_days"> = {
-  max_lines: "max_lines",
-  max_bytes: "max_bytes",
-  retention_days: "retention_days"
-}
-const MODES: ReadonlySet<string> = new Set(["ask", "auto", "yolo"])
-
-const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/
-const pathKey = (path: string, key: string): string => {
-  const step = IDENTIFIER.test(key) ? key : `[${JSON.stringify(key)}]`
-  if (path === "") return step.startsWith("[") ? step : key
-  return IDENTIFIER.test(key) ? `${path}.${key}` : `${path}${step}`
-}
-
-const show = (value: unknown): string => {
-  if (Array.isArray(value)) return "an array"
-  if (value === null) return "null"
-  if (typeof value === "object") return "an object"
-  return JSON.stringify(value) ?? String(value)
-}
-
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
+export const defaults: Permission.Ruleset = Defaults.ruleset
 
 /**
- * Validates a parsed `gatehouse.json` value. `file` and `directory` say where it came from.
+ * The layers as one configuration: their rules in layer order after {@link defaults} (a
+ * later layer's rule wins, as the last matching rule does), a scalar key from the last layer
+ * that sets it, `provider` and `tool_output` key by key, the sandbox's path lists joined.
+ *
+ * @since 0.1.0
+ */
+export const merge = (layers: ReadonlyArray<Layer>, directory: string): Info => {
+  const permission = layers.flatMap((layer) => layer.permission)
+  const last = <A>(pick: (layer: Layer) => A | undefined): A | undefined =>
+    layers.reduce<A | undefined>((found, layer) => pick(layer) ?? found, undefined)
+  const sandbox: { -readonly [K in keyof Sandbox.Settings]?: Sandbox.Settings[K] } = {}
+  for (const layer of layers) {
+    const { allowWrite, denyRead, allowRead, ...rest } = layer.sandbox
+    Object.assign(sandbox, rest)
+    if (allowWrite !== undefined) sandbox.allowWrite = [...(sandbox.allowWrite ?? []), ...allowWrite]
+    if (denyRead !== undefined) sandbox.denyRead = [...(sandbox.denyRead ?? []), ...denyRead]
+    if (allowRead !== undefined) sandbox.allowRead = [...(sandbox.allowRead ?? []), ...allowRead]
+  }
+  return {
+    file: layers.at(-1)?.file,
+    files: layers.map((layer) => layer.file),
+    directory,
+    permission,
+    ruleset: Ruleset.merge(defaults, permission),
+    sources: [...Defaults.sources, ...layers.flatMap((layer) => layer.sources)],
+    mode: last((layer) => layer.mode) ?? "ask",
+    toolOutput: Object.assign({}, ...layers.map((layer) => layer.toolOutput)),
+    shell: last((layer) => layer.shell),
+    sandbox,
+    redis: last((layer) => layer.redis),
+    models: {
+      model: last((layer) => layer.models.model),
+      baseUrls: Object.assign({}, ...layers.map((layer) => layer.models.baseUrls))
+    },
+    modelFile: last((layer) => (layer.models.model === undefined ? undefined : layer.file)),
+    notes: layers
+      .filter((layer) => layer.ignored.length > 0)
+      .map(
+        (layer) => `${layer.file}: only its permission blocks are read; ignored: ${layer.ignored.join(", ")}`
+      )
+  }
+}
+
+/**
+ * Validates a parsed `gatehouse.json` value as the only layer. `file` and `directory` say
+ * where it came from.
  *
  * @since 0.0.0
  */
@@ -191,129 +152,235 @@ export const decode = (
   value: unknown,
   options: { readonly file: string | undefined; readonly directory: string; readonly home?: string }
 ): Effect.Effect<Info, ConfigError> =>
-  Effect.suspend(() => {
-    const file = options.file ?? FILE_NAME
-    const fail = (path: string, message: string) =>
-      Effect.fail(
-        new ConfigError({ file, path, message: `${file}: ${path === "" ? "" : `${path}: `}${message}` })
-      )
-    if (!isObject(value)) return fail("", `expected a JSON object, got ${show(value)}`)
-    for (const key of Object.keys(value)) {
-      if (!KEYS.has(key)) {
-        return fail(
-          pathKey("", key),
-          `unknown key (expected one of ${[...KEYS].filter((k) => k !== "$schema").join(", ")})`
-        )
-      }
-    }
-    const mode = value.mode === undefined ? "ask" : value.mode
-    if (typeof mode !== "string" || !MODES.has(mode))
-      return fail("mode", `expected ask | auto | yolo, got ${show(mode)}`)
-    const shell = value.shell
-    if (shell !== undefined && (typeof shell !== "string" || shell.trim() === "")) {
-      return fail("shell", `expected a shell name or path, got ${show(shell)}`)
-    }
-    const sandbox = decodeSandbox(value.sandbox)
-    if ("path" in sandbox) return fail(sandbox.path, sandbox.message)
-    const toolOutput: { maxLines?: number; maxBytes?: number; retentionDays?: number } = {}
-    if (value.tool_output !== undefined) {
-      if (!isObject(value.tool_output))
-        return fail("tool_output", `expected an object, got ${show(value.tool_output)}`)
-      for (const [key, raw] of Object.entries(value.tool_output)) {
-        const known = TOOL_OUTPUT_KEYS[key]
-        const path = pathKey("tool_output", key)
-        if (known === undefined)
-          return fail(path, "unknown key (expected one of max_lines, max_bytes, retention_days)")
-        const integer = known !== "retention_days"
-        if (
-          typeof raw !== "number" ||
-          !Number.isFinite(raw) ||
-          raw <= 0 ||
-          (integer && !Number.isInteger(raw))
-        ) {
-          return fail(path, `expected a positive ${integer ? "integer" : "number"}, got ${show(raw)}`)
-        }
-        if (known === "max_lines") toolOutput.maxLines = raw
-        else if (known === "max_bytes") toolOutput.maxBytes = raw
-        else toolOutput.retentionDays = raw
-      }
-    }
-    if (value.permission === null)
-      return fail("permission", "expected an object or allow | ask | deny, got null")
-    return Permission.decodeConfig(
-      value.permission ?? {},
-      options.home === undefined ? {} : { home: options.home }
-    ).pipe(
-      Effect.mapError(
-        (error) =>
-          new ConfigError({
-            file,
-            path: error.path,
-            message: `${file}: ${error.path}: expected ${error.expected}, got ${error.got}`
-          })
-      ),
-      Effect.map((permission): Info => {
-        const own = sourcesOf(
-          value.permission ?? {},
-          options.file === undefined ? FILE_NAME : NodePath.basename(file)
-        )
-        const configSources =
-          own.length === permission.length
-            ? own
-            : permission.map(() => `${NodePath.basename(file)} permission`)
-        return {
-          file: options.file,
-          directory: options.directory,
-          permission,
-          ruleset: Permission.merge(defaults, permission),
-          sources: [
-            ...defaults.map((rule) => `default ${rule.permission} ${rule.pattern}`),
-            ...configSources
-          ],
-          mode: mode as Permission.Mode,
-          toolOutput,
-          shell: typeof shell === "string" ? shell : undefined,
-          sandbox: sandbox.ok
-        }
-      })
-    )
-  })
+  decodeLayer(value, {
+    file: options.file ?? FILE_NAME,
+    name: options.file === undefined ? FILE_NAME : NodePath.basename(options.file),
+    home: options.home
+  }).pipe(
+    Effect.map((layer) => ({
+      ...merge([layer], options.directory),
+      file: options.file,
+      files: options.file === undefined ? [] : [options.file]
+    }))
+  )
 
-// The JSON path of every rule, in the order `Permission.fromConfig` produces them.
-const sourcesOf = (block: unknown, file: string): Array<string> => {
-  if (typeof block === "string") return [`${file} permission`]
-  if (!isObject(block)) return []
-  const out: Array<string> = []
-  for (const [permission, value] of Object.entries(block)) {
-    const path = pathKey("permission", permission)
-    if (typeof value === "string") out.push(`${file} ${path}`)
-    else if (isObject(value))
-      for (const pattern of Object.keys(value)) out.push(`${file} ${pathKey(path, pattern)}`)
+// The real form of a path where it exists (a home reached through a link compares as itself).
+const realOr = (path: string): string => {
+  try {
+    return NodeFs.realpathSync(path)
+  } catch {
+    return path
   }
-  return out
+}
+
+const uid = process.getuid?.()
+
+/** Whether `stat` belongs to this user or root (what git's safe.directory trusts). */
+const ownedByUs = (stat: NodeFs.Stats): boolean => uid === undefined || stat.uid === uid || stat.uid === 0
+
+/** A folder anyone may write to and no one may delete others' files in: `/tmp`, `/var/tmp`. */
+const sharedFolder = (dir: string): boolean => {
+  try {
+    const stat = NodeFs.statSync(dir)
+    return (stat.mode & 0o1002) === 0o1002
+  } catch {
+    return false
+  }
 }
 
 /**
- * Reads `config` (a file path) or else `<cwd>/gatehouse.json` if it exists. With neither,
- * the defaults apply and the project root is `cwd`.
+ * The project of a working directory: the outermost folder at or above it that holds a
+ * `.git` of this user's or root's (a directory, or the file of a worktree or submodule; a
+ * repository made inside another is still the outer one's), else the outermost with a
+ * `gatehouse.json` of this user's or root's, else the directory itself. Never the folder of a `--config` file: a shared config folder
+ * is not the project. The search stops below the home directory and `/` (a repository of
+ * dotfiles at `~` would make the whole home the project for any folder without a `.git` of
+ * its own), and at a folder shared by everyone (`/tmp`: anyone could plant a `.git` there
+ * and make another user's folders part of it, and its `gatehouse.json` their rules).
+ *
+ * @since 0.1.0
+ */
+export const projectRoot = (cwd: string, home: string = userHome()): string => {
+  const start = realOr(NodePath.resolve(cwd))
+  const stop = realOr(NodePath.resolve(home))
+  // The outermost repository wins: a `.git` the model makes in a subfolder (`git init pkg`,
+  // a clone) must not make that subfolder a project of its own, with its own gatehouse.json.
+  // Without one, the outermost folder with a gatehouse.json of ours (not a dependency's).
+  let repository: string | undefined
+  let configured: string | undefined
+  for (let dir = start; ; ) {
+    const git = NodeFs.lstatSync(NodePath.join(dir, ".git"), { throwIfNoEntry: false })
+    if (git !== undefined && ownedByUs(git)) repository = dir
+    const file = NodeFs.lstatSync(NodePath.join(dir, FILE_NAME), { throwIfNoEntry: false })
+    if (file !== undefined && ownedByUs(file)) configured = dir
+    const parent = NodePath.dirname(dir)
+    if (parent === dir || parent === stop || NodePath.dirname(parent) === parent || sharedFolder(parent))
+      return repository ?? configured ?? start
+    dir = parent
+  }
+}
+
+// The home directory: $HOME when it is an absolute path, else the account's.
+const userHome = (): string => {
+  const home = NodeOs.homedir()
+  if (NodePath.isAbsolute(home)) return home
+  try {
+    return NodeOs.userInfo().homedir
+  } catch {
+    return "/"
+  }
+}
+
+/**
+ * The user's own file, the first layer: `$XDG_CONFIG_HOME/gatehouse/gatehouse.json`, else
+ * `~/.config/gatehouse/gatehouse.json`.
+ *
+ * @since 0.1.0
+ */
+export const userFile = (env: NodeJS.ProcessEnv = process.env): string => {
+  const xdg = env.XDG_CONFIG_HOME ?? ""
+  return NodePath.join(
+    NodePath.isAbsolute(xdg) ? xdg : NodePath.join(NodeOs.homedir(), ".config"),
+    "gatehouse",
+    FILE_NAME
+  )
+}
+
+// What the trace calls a file: by its path in the project, else from the home directory.
+const nameOf = (file: string, root: string, home: string): string => {
+  const inside = (base: string) => {
+    const relative = NodePath.relative(base, file)
+    return relative !== "" &&
+      relative !== ".." &&
+      !relative.startsWith(`..${NodePath.sep}`) &&
+      !NodePath.isAbsolute(relative)
+      ? relative
+      : undefined
+  }
+  const inProject = inside(root)
+  if (inProject !== undefined) return inProject
+  const inHome = inside(home)
+  return inHome === undefined ? file : `~/${inHome}`
+}
+
+/**
+ * Reads the configuration's layers, each later one winning: the user's file
+ * ({@link userFile}; `user: false` leaves it out), the project root's `gatehouse.json`
+ * ({@link projectRoot}; one in a folder below it is not read: a dependency's folder or one
+ * the model writes must not loosen the project's rules), then `config`
+ * (`--config`: a `gatehouse.json`-style file, or an `opencode.json`/`.jsonc` whose
+ * `permission` blocks are read, `agent.<agent>.permission` too with `agent`). A missing
+ * user or project file is skipped; any other file that cannot be read or understood fails
+ * with {@link ConfigError} naming it. With no file at all, the defaults apply.
  *
  * @since 0.0.0
  */
 export const load = Effect.fnUntraced(function* (options: {
   readonly cwd: string
   readonly config?: string | undefined
+  readonly agent?: string | undefined
+  readonly user?: string | false | undefined
+  /** Only `config`: neither the user's nor the project's file (a checkout not trusted). */
+  readonly only?: boolean | undefined
   readonly home?: string
 }) {
   const cwd = NodePath.resolve(options.cwd)
-  const explicit = options.config !== undefined
-  const file = explicit ? NodePath.resolve(cwd, options.config!) : NodePath.join(cwd, FILE_NAME)
-  const text = yield* Effect.tryPromise({
-    try: () => NodeFs.readFile(file, "utf8"),
+  const home = options.home ?? userHome()
+  const root = projectRoot(cwd, home)
+  const explicit = options.config === undefined ? undefined : NodePath.resolve(cwd, options.config)
+  if (options.agent !== undefined && (explicit === undefined || !Opencode.isOpencodeFile(explicit))) {
+    return yield* new ConfigError({
+      file: explicit ?? "",
+      path: "",
+      message: `--agent ${options.agent}: agents are read from an opencode.json or opencode.jsonc given as --config`
+    })
+  }
+  const only = options.only === true && explicit !== undefined
+  const wanted: Array<{ readonly file: string; readonly required: boolean }> = [
+    ...(options.user === false || only ? [] : [{ file: options.user ?? userFile(), required: false }]),
+    ...(only ? [] : [{ file: NodePath.join(root, FILE_NAME), required: false }]),
+    ...(explicit === undefined ? [] : [{ file: explicit, required: true }])
+  ]
+  // A file named twice (`--config gatehouse.json`) is read once, in its later place.
+  const files = wanted.filter(
+    (entry, index) => !wanted.slice(index + 1).some((later) => later.file === entry.file)
+  )
+  const layers: Array<Layer> = []
+  for (const { file, required } of files) {
+    const text = yield* readText(file, required)
+    if (text === undefined) continue
+    // Someone else's file does not make this user's rules (one planted in a shared folder).
+    const owner = NodeFs.statSync(file, { throwIfNoEntry: false })
+    if (owner !== undefined && !ownedByUs(owner)) {
+      return yield* new ConfigError({
+        file,
+        path: "",
+        message: `${file} belongs to another user (uid ${owner.uid}): not read, since another user's file would set your rules (as git refuses such a repository); if you trust it, make it yours (chown), or remove it`
+      })
+    }
+    const name = nameOf(file, root, home)
+    const homeOption = options.home === undefined ? {} : { home: options.home }
+    if (Opencode.isOpencodeFile(file)) {
+      const parsed = Jsonc.parse(text)
+      if (parsed instanceof Jsonc.ParseError) {
+        return yield* new ConfigError({
+          file,
+          path: "",
+          message: `${file}: not valid JSON with comments (${parsed.message})`
+        })
+      }
+      layers.push(
+        yield* Opencode.decode(Jsonc.plain(parsed), { agent: options.agent, ...homeOption }).pipe(
+          Effect.mapError(
+            (problem) =>
+              new ConfigError({
+                file,
+                path: problem.path,
+                message: `${file}: ${problem.path === "" ? "" : `${problem.path}: `}${problem.message}`
+              })
+          ),
+          Effect.map(
+            (block): Layer => ({
+              file,
+              permission: block.rules,
+              sources: block.paths.map((path) => `${name} ${path}`),
+              mode: undefined,
+              toolOutput: {},
+              shell: undefined,
+              sandbox: {},
+              redis: undefined,
+              models: { model: undefined, baseUrls: {} },
+              ignored: block.ignored
+            })
+          )
+        )
+      )
+      continue
+    }
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(text)
+    } catch (cause) {
+      return yield* new ConfigError({
+        file,
+        path: "",
+        message: `${file}: not valid JSON (${cause instanceof Error ? cause.message : String(cause)})`
+      })
+    }
+    layers.push(yield* decodeLayer(parsed, { file, name, ...homeOption }))
+  }
+  return merge(layers, root)
+})
+
+// A file's text; `undefined` for an optional file that does not exist (and only then).
+const readText = (file: string, required: boolean) =>
+  Effect.tryPromise({
+    try: () => NodeFs.promises.readFile(file, "utf8"),
     catch: (cause) => cause as NodeJS.ErrnoException
   }).pipe(
     Effect.map((text): string | undefined => text),
     Effect.catch((cause) =>
-      !explicit && cause.code === "ENOENT"
+      !required && (cause.code === "ENOENT" || cause.code === "ENOTDIR")
         ? Effect.succeed(undefined)
         : Effect.fail(
             new ConfigError({
@@ -324,20 +391,6 @@ export const load = Effect.fnUntraced(function* (options: {
           )
     )
   )
-  const home = options.home === undefined ? {} : { home: options.home }
-  if (text === undefined) return yield* decode({}, { file: undefined, directory: cwd, ...home })
-  let parsed: unknown
-  try {
-    parsed = JSON.parse(text)
-  } catch (cause) {
-    return yield* new ConfigError({
-      file,
-      path: "",
-      message: `${file}: not valid JSON (${cause instanceof Error ? cause.message : String(cause)})`
-    })
-  }
-  return yield* decode(parsed, { file, directory: NodePath.dirname(file), ...home })
-})
 
 /**
  * {@link load} for a command's `main`: the configuration, or `undefined` once
@@ -348,10 +401,18 @@ export const load = Effect.fnUntraced(function* (options: {
  */
 export const loadForCommand = async (
   command: string,
-  options: { readonly cwd: string; readonly config?: string | undefined }
+  options: {
+    readonly cwd: string
+    readonly config?: string | undefined
+    readonly agent?: string | undefined
+    readonly only?: boolean | undefined
+  }
 ): Promise<Info | undefined> => {
   const loaded = await Effect.runPromiseExit(load(options))
-  if (Exit.isSuccess(loaded)) return loaded.value
+  if (Exit.isSuccess(loaded)) {
+    for (const note of loaded.value.notes) console.error(`gatehouse ${command}: ${note}`)
+    return loaded.value
+  }
   const error = Exit.findErrorOption(loaded)
   console.error(
     `gatehouse ${command}: ${Option.isSome(error) ? error.value.message : "cannot load the configuration"}`

@@ -33,6 +33,11 @@ const commands: Record<string, Entry> = {
     oneShot: false,
     load: () => import("./commands/demo.ts")
   },
+  chat: {
+    what: "talk to a model (anthropic, openai, or a local openai-compatible server), every tool call gated",
+    oneShot: false,
+    load: () => import("./commands/chat.ts")
+  },
   serve: {
     what: "the HTTP API, event stream and web page",
     oneShot: false,
@@ -42,6 +47,16 @@ const commands: Record<string, Entry> = {
     what: "the gate of Claude Code, Gemini CLI or Codex (their pre-tool-call hook)",
     oneShot: true,
     load: () => import("./commands/hook.ts")
+  },
+  approvals: {
+    what: 'list, revoke or clear the project\'s remembered "always" answers',
+    oneShot: true,
+    load: () => import("./commands/approvals.ts")
+  },
+  mcp: {
+    what: "Gatehouse's gated tools (bash, read, write, edit, list) as an MCP server on stdio",
+    oneShot: false,
+    load: () => import("./commands/mcp.ts")
   }
 }
 
@@ -49,7 +64,7 @@ const usage = `usage: gatehouse <command> [options]
 
 commands:
 ${Object.entries(commands)
-  .map(([name, { what }]) => `  ${name.padEnd(6)}  ${what}`)
+  .map(([name, { what }]) => `  ${name.padEnd(9)}  ${what}`)
   .join("\n")}
 
 Run gatehouse <command> --help for a command's options.`

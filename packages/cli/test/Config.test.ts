@@ -75,12 +75,18 @@ describe("Config.load", () => {
     })
   )
 
-  it.effect("--config names the file; the project root is its directory", () =>
+  it.effect("--config is read after the project's file; the project is never the config's folder", () =>
     Effect.gen(function* () {
       const dir = write("elsewhere", { mode: "yolo" })
-      const info = yield* Config.load({ cwd: base, config: NodePath.join(dir, "gatehouse.json") })
+      const cwd = write("cwd-of-elsewhere", { mode: "auto", shell: "zsh" })
+      const info = yield* Config.load({ cwd, config: NodePath.join(dir, "gatehouse.json"), user: false })
       assert.strictEqual(info.mode, "yolo")
-      assert.strictEqual(info.directory, dir)
+      assert.strictEqual(info.shell, "zsh")
+      assert.strictEqual(info.directory, cwd)
+      assert.deepStrictEqual(info.files, [
+        NodePath.join(cwd, "gatehouse.json"),
+        NodePath.join(dir, "gatehouse.json")
+      ])
     })
   )
 
@@ -115,7 +121,12 @@ describe("Config.load", () => {
       assert.deepStrictEqual(short.sandbox, { mode: "enforce" })
       const full = yield* Config.load({
         cwd: write("sandbox-full", {
-          sandbox: { mode: "off", network: { allow: ["github.com"] }, allow_write: ["~/.cache"], deny_read: ["/srv"] }
+          sandbox: {
+            mode: "off",
+            network: { allow: ["github.com"] },
+            allow_write: ["~/.cache"],
+            deny_read: ["/srv"]
+          }
         })
       })
       assert.deepStrictEqual(full.sandbox, {
@@ -135,6 +146,369 @@ describe("Config.load", () => {
       assert.include(missing?.message ?? "", "cannot read")
       const broken = failure(yield* Effect.exit(Config.load({ cwd: write("broken", "{ oops") })))
       assert.include(broken?.message ?? "", "not valid JSON")
+    })
+  )
+})
+
+describe("rule strings in gatehouse.json", () => {
+  it.effect(
+    "rules and a pasted Claude Code permissions block become rules, each named by its string's path",
+    () =>
+      Effect.gen(function* () {
+        const dir = write("rule-strings", {
+          permission: { bash: { "*": "ask" } },
+          rules: { allow: ["Bash(git *)"], deny: ["Bash=rm *.tmp"] },
+          permissions: { allow: ["Bash(npm run test:*)"], defaultMode: "default" }
+        })
+        const info = yield* Config.load({ cwd: dir })
+        assert.strictEqual(Permission.evaluate("bash", "git log", info.ruleset).action, "allow")
+        assert.strictEqual(Permission.evaluate("bash", "npm run test", info.ruleset).action, "allow")
+        assert.strictEqual(Permission.evaluate("bash", "rm *.tmp", info.ruleset).action, "deny")
+        assert.strictEqual(Permission.evaluate("bash", "rm a.tmp", info.ruleset).action, "ask")
+        assert.deepStrictEqual(info.sources.slice(-4), [
+          'gatehouse.json permission.bash["*"]',
+          "gatehouse.json rules.allow[0]",
+          "gatehouse.json rules.deny[0]",
+          "gatehouse.json permissions.allow[0]"
+        ])
+        const bad = write("rule-strings-bad", { rules: { ask: ["Bash(git *"] } })
+        const error = failure(yield* Effect.exit(Config.load({ cwd: bad })))
+        assert.include(
+          error?.message,
+          'rules.ask[0]: expected Tool, Tool(glob) or Tool=literal, got "Bash(git *"'
+        )
+      })
+  )
+})
+
+// A folder tree of files: { "repo/.git/HEAD": "...", "repo/gatehouse.json": {...} }.
+const tree = (name: string, files: Record<string, unknown>): string => {
+  const root = NodePath.join(base, name)
+  for (const [path, value] of Object.entries(files)) {
+    const file = NodePath.join(root, path)
+    NodeFs.mkdirSync(NodePath.dirname(file), { recursive: true })
+    NodeFs.writeFileSync(file, typeof value === "string" ? value : JSON.stringify(value))
+  }
+  return root
+}
+
+describe("where the project is", () => {
+  it("the nearest folder with .git (a directory, or a worktree's file), else the working directory", () => {
+    const root = tree("roots", {
+      "repo/.git/HEAD": "ref: refs/heads/main\n",
+      "repo/app/src/x.ts": "",
+      "worktree/.git": "gitdir: /elsewhere/.git/worktrees/w\n",
+      "worktree/pkg/y.ts": "",
+      "plain/sub/z.ts": ""
+    })
+    assert.strictEqual(Config.projectRoot(NodePath.join(root, "repo/app/src")), NodePath.join(root, "repo"))
+    assert.strictEqual(
+      Config.projectRoot(NodePath.join(root, "worktree/pkg")),
+      NodePath.join(root, "worktree")
+    )
+    assert.strictEqual(Config.projectRoot(NodePath.join(root, "plain/sub")), NodePath.join(root, "plain/sub"))
+  })
+
+  it("a repository at the home directory (dotfiles) is the project only when the working directory is home", () => {
+    const root = tree("dotfiles", {
+      "home/.git/HEAD": "",
+      "home/projects/plain/x.ts": "",
+      "home/projects/repo/.git/HEAD": "",
+      "home/projects/repo/src/y.ts": ""
+    })
+    const home = NodePath.join(root, "home")
+    const plain = NodePath.join(home, "projects/plain")
+    assert.strictEqual(Config.projectRoot(plain, home), plain)
+    assert.strictEqual(
+      Config.projectRoot(NodePath.join(home, "projects/repo/src"), home),
+      NodePath.join(home, "projects/repo")
+    )
+    assert.strictEqual(Config.projectRoot(home, home), home)
+    // The same through a home reached by a link (process.cwd() is a real path, $HOME may not be).
+    const linked = NodePath.join(root, "home-link")
+    NodeFs.symlinkSync(home, linked)
+    assert.strictEqual(Config.projectRoot(plain, linked), plain)
+  })
+
+  it("a repository or a gatehouse.json made below the project does not make a project of its own", () => {
+    const root = tree("nested", {
+      ".git/HEAD": "",
+      "gatehouse.json": { permission: { bash: { "rm *": "deny" } } },
+      "pkg/.git/HEAD": "",
+      "pkg/gatehouse.json": { mode: "yolo" },
+      "plain/gatehouse.json": { permission: {} },
+      "plain/node_modules/evil/gatehouse.json": { mode: "yolo" }
+    })
+    assert.strictEqual(Config.projectRoot(NodePath.join(root, "pkg")), root)
+    // Without a repository: the outermost folder with a gatehouse.json.
+    NodeFs.rmSync(NodePath.join(root, ".git"), { recursive: true })
+    NodeFs.rmSync(NodePath.join(root, "pkg/.git"), { recursive: true })
+    NodeFs.rmSync(NodePath.join(root, "gatehouse.json"))
+    const plain = NodePath.join(root, "plain")
+    assert.strictEqual(Config.projectRoot(NodePath.join(plain, "node_modules/evil")), plain)
+  })
+
+  it("a .git in a folder everyone may write to (/tmp), or another user's, does not make the project", () => {
+    const root = tree("shared-tmp", { "shared/.git/HEAD": "", "shared/mine/x.ts": "" })
+    const shared = NodePath.join(root, "shared")
+    NodeFs.chmodSync(shared, 0o1777)
+    const mine = NodePath.join(shared, "mine")
+    // The search stops at the shared folder: the planted .git above is not reached.
+    assert.strictEqual(Config.projectRoot(mine), mine)
+    NodeFs.chmodSync(shared, 0o755)
+    assert.strictEqual(Config.projectRoot(mine), shared)
+    // Owned by another user (not root): not this user's repository.
+    if (process.getuid?.() === 0) {
+      NodeFs.chownSync(NodePath.join(shared, ".git"), 4321, 4321)
+      assert.strictEqual(Config.projectRoot(mine), mine)
+    }
+  })
+
+  it.effect.skipIf(process.getuid?.() !== 0)(
+    "another user's gatehouse.json is an error naming it, never read",
+    () =>
+      Effect.gen(function* () {
+        const root = tree("other-user", { ".git/HEAD": "", "gatehouse.json": { mode: "yolo" } })
+        NodeFs.chownSync(NodePath.join(root, "gatehouse.json"), 4321, 4321)
+        const error = yield* Effect.flip(Config.load({ cwd: root, user: false }))
+        assert.include(error.message, "belongs to another user (uid 4321): not read")
+      })
+  )
+
+  it.effect(
+    "--config in another folder and a cwd inside a repository: the project is the repository root",
+    () =>
+      Effect.gen(function* () {
+        const root = tree("shared-config", {
+          "team/gatehouse.json": { mode: "auto" },
+          "repo/.git/HEAD": "",
+          "repo/app/index.ts": ""
+        })
+        const info = yield* Config.load({
+          cwd: NodePath.join(root, "repo/app"),
+          config: NodePath.join(root, "team/gatehouse.json"),
+          user: false
+        })
+        assert.strictEqual(info.directory, NodePath.join(root, "repo"))
+        assert.strictEqual(info.mode, "auto")
+      })
+  )
+})
+
+describe("layered configuration", () => {
+  it.effect(
+    "user file, then the project root's gatehouse.json (not one below it), then --config: later wins",
+    () =>
+      Effect.gen(function* () {
+        const root = tree("layers", {
+          "user/gatehouse/gatehouse.json": {
+            permission: { bash: { "make *": "deny", "npm *": "deny" } },
+            mode: "auto",
+            shell: "zsh",
+            sandbox: { deny_read: ["~/.aws"] },
+            tool_output: { max_lines: 10 }
+          },
+          "repo/.git/HEAD": "",
+          "repo/gatehouse.json": {
+            permission: { bash: { "npm *": "allow" } },
+            sandbox: { deny_read: ["/srv"] },
+            tool_output: { max_bytes: 99 }
+          },
+          // Below the root (a dependency's folder, or one the model wrote): never read.
+          "repo/app/gatehouse.json": { permission: { bash: { "*": "allow" } }, mode: "yolo" },
+          "team/team.json": { permission: { bash: { "make *": "allow" } } }
+        })
+        const user = NodePath.join(root, "user/gatehouse/gatehouse.json")
+        const info = yield* Config.load({
+          cwd: NodePath.join(root, "repo/app"),
+          config: NodePath.join(root, "team/team.json"),
+          user
+        })
+        assert.deepStrictEqual(info.files, [
+          user,
+          NodePath.join(root, "repo/gatehouse.json"),
+          NodePath.join(root, "team/team.json")
+        ])
+        const action = (command: string) => Permission.evaluate("bash", command, info.ruleset).action
+        assert.strictEqual(action("npm test"), "allow") // the project's allow beats the user's deny
+        assert.strictEqual(action("rm -rf x"), "ask") // app's allow-all is not read
+        assert.strictEqual(action("make all"), "allow") // --config beats the user's deny
+        assert.strictEqual(info.mode, "auto") // the user's; app's yolo is not read
+        assert.strictEqual(info.shell, "zsh") // only the user's sets it
+        assert.deepStrictEqual(info.toolOutput, { maxLines: 10, maxBytes: 99 })
+        assert.deepStrictEqual(info.sandbox, { denyRead: ["~/.aws", "/srv"] })
+        // Each rule named by its file: the user's by its path, the project's from the project root.
+        assert.strictEqual(info.ruleset.length, info.sources.length)
+        assert.deepStrictEqual(info.sources.slice(Config.defaults.length), [
+          `${user} permission.bash["make *"]`,
+          `${user} permission.bash["npm *"]`,
+          'gatehouse.json permission.bash["npm *"]',
+          `${NodePath.join(root, "team/team.json")} permission.bash["make *"]`
+        ])
+      })
+  )
+
+  it.effect(
+    "a file named twice (--config gatehouse.json in the project) is read once, in its later place",
+    () =>
+      Effect.gen(function* () {
+        const root = tree("named-twice", {
+          ".git/HEAD": "",
+          "gatehouse.json": { permission: { bash: { "make *": "deny" } } },
+          "user.json": { permission: { bash: { "make *": "allow" } } }
+        })
+        const info = yield* Config.load({
+          cwd: root,
+          config: "gatehouse.json",
+          user: NodePath.join(root, "user.json")
+        })
+        assert.deepStrictEqual(info.files, [
+          NodePath.join(root, "user.json"),
+          NodePath.join(root, "gatehouse.json")
+        ])
+        assert.deepStrictEqual(info.sources.slice(Config.defaults.length), [
+          'user.json permission.bash["make *"]',
+          'gatehouse.json permission.bash["make *"]'
+        ])
+        assert.strictEqual(Permission.evaluate("bash", "make all", info.ruleset).action, "deny")
+      })
+  )
+
+  it("the user file is $XDG_CONFIG_HOME/gatehouse/gatehouse.json, else ~/.config/gatehouse/gatehouse.json", () => {
+    assert.strictEqual(Config.userFile({ XDG_CONFIG_HOME: "/x/conf" }), "/x/conf/gatehouse/gatehouse.json")
+    assert.strictEqual(
+      Config.userFile({}),
+      NodePath.join(NodeOs.homedir(), ".config", "gatehouse", "gatehouse.json")
+    )
+    assert.strictEqual(
+      Config.userFile({ XDG_CONFIG_HOME: "relative" }),
+      NodePath.join(NodeOs.homedir(), ".config", "gatehouse", "gatehouse.json")
+    )
+  })
+
+  it.effect(
+    "a broken file in any layer fails naming that file; a missing user or project file is skipped",
+    () =>
+      Effect.gen(function* () {
+        const root = tree("broken-layers", {
+          "user/gatehouse.json": "{ nope",
+          "baduser/gatehouse.json": { mode: "sometimes" },
+          "repo/.git/HEAD": "",
+          "repo/gatehouse.json": { permisson: {} },
+          "repo/app/x": "",
+          "fine/.git/HEAD": ""
+        })
+        const cwd = NodePath.join(root, "fine")
+        const broken = failure(
+          yield* Effect.exit(Config.load({ cwd, user: NodePath.join(root, "user/gatehouse.json") }))
+        )
+        assert.instanceOf(broken, Config.ConfigError)
+        assert.strictEqual(broken?.file, NodePath.join(root, "user/gatehouse.json"))
+        assert.include(broken?.message, `${NodePath.join(root, "user/gatehouse.json")}: not valid JSON`)
+        const bad = failure(
+          yield* Effect.exit(Config.load({ cwd, user: NodePath.join(root, "baduser/gatehouse.json") }))
+        )
+        assert.include(
+          bad?.message,
+          `${NodePath.join(root, "baduser/gatehouse.json")}: mode: expected ask | auto | yolo`
+        )
+        const project = failure(
+          yield* Effect.exit(Config.load({ cwd: NodePath.join(root, "repo/app"), user: false }))
+        )
+        assert.include(
+          project?.message,
+          `${NodePath.join(root, "repo/gatehouse.json")}: permisson: unknown key`
+        )
+        // A folder where the user's file should be is not a missing file: it fails too.
+        NodeFs.mkdirSync(NodePath.join(root, "dir/gatehouse.json"), { recursive: true })
+        const folder = failure(
+          yield* Effect.exit(Config.load({ cwd, user: NodePath.join(root, "dir/gatehouse.json") }))
+        )
+        assert.include(folder?.message, "cannot read")
+        const none = yield* Config.load({ cwd, user: NodePath.join(root, "missing/gatehouse.json") })
+        assert.deepStrictEqual(none.files, [])
+        assert.deepStrictEqual(none.ruleset, Config.defaults)
+      })
+  )
+})
+
+describe("an opencode.json as --config", () => {
+  const OPENCODE = `{
+  // opencode's own keys, which Gatehouse does not use
+  "$schema": "https://opencode.ai/config.json",
+  "model": "anthropic/claude-sonnet-4-5",
+  "permission": { "bash": { "*": "ask", "git status": "allow", }, },
+  "tools": { "webfetch": false },
+  "agent": {
+    "build": { "model": "x", "permission": { "bash": { "git push *": "deny" } }, "tools": { "write": false } },
+    "plan": { "permission": { "edit": "deny" } },
+    "old": { "disable": true },
+  },
+}
+`
+  const project = tree("opencode", { ".git/HEAD": "", "opencode.jsonc": OPENCODE, "opencode.json": OPENCODE })
+
+  it.effect(
+    "reads its permission blocks (JSONC), names each rule's path, and notes the keys it ignores",
+    () =>
+      Effect.gen(function* () {
+        for (const name of ["opencode.jsonc", "opencode.json"]) {
+          const info = yield* Config.load({ cwd: project, config: name, user: false })
+          const action = (permission: string, pattern: string) =>
+            Permission.evaluate(permission, pattern, info.ruleset).action
+          assert.strictEqual(action("bash", "git status"), "allow")
+          assert.strictEqual(action("bash", "git push origin"), "ask") // no agent: its rules are not read
+          assert.strictEqual(action("webfetch", "https://x"), "deny") // legacy tools: false denies
+          assert.deepStrictEqual(info.sources.slice(Config.defaults.length), [
+            `${name} tools.webfetch`,
+            `${name} permission.bash["*"]`,
+            `${name} permission.bash["git status"]`
+          ])
+          assert.strictEqual(info.models.model, undefined)
+          assert.deepStrictEqual(info.notes, [
+            `${NodePath.join(project, name)}: only its permission blocks are read; ignored: model, agent`
+          ])
+        }
+      })
+  )
+
+  it.effect("--agent NAME adds agent.NAME's blocks after the top level's", () =>
+    Effect.gen(function* () {
+      const info = yield* Config.load({ cwd: project, config: "opencode.jsonc", agent: "build", user: false })
+      assert.strictEqual(Permission.evaluate("bash", "git push origin", info.ruleset).action, "deny")
+      assert.strictEqual(Permission.evaluate("edit", "src/a.ts", info.ruleset).action, "deny") // tools.write: false
+      assert.deepStrictEqual(info.sources.slice(-2), [
+        "opencode.jsonc agent.build.tools.write",
+        'opencode.jsonc agent.build.permission.bash["git push *"]'
+      ])
+      assert.deepStrictEqual(info.notes, [
+        `${NodePath.join(project, "opencode.jsonc")}: only its permission blocks are read; ignored: model, agent.build.model, agent (plan)`
+      ])
+    })
+  )
+
+  it.effect("an agent that is not there, --agent without an opencode file, or a bad block fail", () =>
+    Effect.gen(function* () {
+      const missing = failure(
+        yield* Effect.exit(Config.load({ cwd: project, config: "opencode.jsonc", agent: "old", user: false }))
+      )
+      assert.include(missing?.message, "--agent old: no such agent (its agents: build, plan)")
+      const plain = failure(yield* Effect.exit(Config.load({ cwd: project, agent: "build", user: false })))
+      assert.include(plain?.message, "--agent build: agents are read from an opencode.json")
+      const dir = tree("opencode-bad", {
+        "a/opencode.json": { permission: { bash: { "*": "sometimes" } } },
+        "b/opencode.json": { tools: { bash: "no" } },
+        "c/opencode.jsonc": '{ "permission": ',
+        "d/opencode.json": { agent: { build: { permission: { edit: 1 } } } }
+      })
+      const at = (name: string, agent?: string) =>
+        Effect.exit(Config.load({ cwd: dir, config: NodePath.join(dir, name), agent, user: false })).pipe(
+          Effect.map((exit) => failure(exit)?.message)
+        )
+      assert.include(yield* at("a/opencode.json"), 'permission.bash["*"]: expected')
+      assert.include(yield* at("b/opencode.json"), "tools.bash: expected true or false")
+      assert.include(yield* at("c/opencode.jsonc"), "not valid JSON with comments")
+      assert.include(yield* at("d/opencode.json", "build"), "agent.build.permission.edit: expected")
     })
   )
 })

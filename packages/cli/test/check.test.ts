@@ -7,14 +7,17 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { afterAll } from "vitest"
 
-const bin = NodePath.resolve(import.meta.dirname, "../src/bin.ts")
+const bin = NodePath.resolve(import.meta.dirname, "../dist/gatehouse.js")
 
-const run = (args: ReadonlyArray<string>, options: { cwd: string; stdin?: string }) =>
+const run = (
+  args: ReadonlyArray<string>,
+  options: { cwd: string; stdin?: string; env?: Record<string, string> }
+) =>
   new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
     const child = spawn(process.execPath, [bin, "check", ...args], {
       cwd: options.cwd,
       stdio: ["pipe", "pipe", "pipe"],
-      env: { ...process.env, SHELL: "/bin/bash" }
+      env: { ...process.env, SHELL: "/bin/bash", ...options.env }
     })
     let stdout = ""
     let stderr = ""
@@ -79,15 +82,65 @@ describe("gatehouse check", () => {
     assert.isTrue(result.notes.some((n: { kind: string }) => n.kind === "writes"))
   })
 
-  it("applies the defaults with no gatehouse.json: everything allowed, outside directories and .env reads ask", {
+  it("with no gatehouse.json the built-in defaults ask for risky commands and allow harmless ones, naming the default", {
     timeout: 120_000
   }, async () => {
     const bare = project("bare")
-    const plain = JSON.parse((await run(["--json", "rm -rf build"], { cwd: bare })).stdout)
-    assert.strictEqual(plain.decision, "allow")
+    NodeFs.writeFileSync(NodePath.join(bare, "README.md"), "# bare\n")
+    const commands = [
+      "rm -rf .",
+      "git push --force",
+      "sudo ls",
+      "curl x | sh",
+      "ls",
+      "git status",
+      "cat README.md"
+    ]
+    const { code, stdout, stderr } = await run(["--jsonl", "--no-approvals"], {
+      cwd: bare,
+      stdin: commands.map((command) => JSON.stringify({ command })).join("\n")
+    })
+    assert.strictEqual(code, 0, stderr)
+    const results = stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line))
+    assert.deepStrictEqual(
+      results.map((result: { decision: string }) => result.decision),
+      ["ask", "ask", "ask", "ask", "allow", "allow", "allow"]
+    )
+    const bashSources = (result: {
+      requests: Array<{ permission: string; rules: Array<{ source: string }> }>
+    }) => result.requests.find((request) => request.permission === "bash")!.rules.map((rule) => rule.source)
+    for (const result of results.slice(0, 4))
+      assert.include(bashSources(result), "default: a command asks unless it is harmless")
+    for (const result of results.slice(4))
+      assert.deepStrictEqual(
+        [...new Set(bashSources(result))],
+        ["default: a harmless command is allowed (a known read or file operation, with no risk flag)"]
+      )
+    // The person reads which default decided, by its name.
+    const human = await run(["--no-approvals", "--", "rm -rf ."], { cwd: bare })
+    assert.match(human.stdout, /^verdict: ask/)
+    assert.include(human.stdout, 'by bash "*" ask — default: a command asks unless it is harmless')
+    assert.notInclude(human.stdout, "default * *")
     const outside = JSON.parse((await run(["--json", "cat /etc/hostname 2>/dev/null"], { cwd: bare })).stdout)
     assert.strictEqual(outside.decision, "ask")
     assert.deepStrictEqual(outside.requests[0].patterns, ["/etc/*"])
+  })
+
+  it("a user's rule is followed as written over the defaults", { timeout: 120_000 }, async () => {
+    const own = project("own-rule", { permission: { bash: { "rm *": "allow" } } })
+    const { stdout } = await run(["--jsonl", "--no-approvals"], {
+      cwd: own,
+      stdin: ["rm -rf build", "sudo rm -rf build"].map((command) => JSON.stringify({ command })).join("\n")
+    })
+    const [removed, elevated] = stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line))
+    assert.strictEqual(removed.decision, "allow")
+    assert.strictEqual(elevated.decision, "ask")
   })
 
   it("--mode, --shell and --cwd change the judgement", { timeout: 120_000 }, async () => {
@@ -187,6 +240,55 @@ describe("gatehouse check", () => {
   })
 })
 
+describe("gatehouse check: for scripts and people", () => {
+  const dir = project("scripts", POLICY)
+
+  it("a usage error prints its reason and where the usage is, not the whole usage", {
+    timeout: 120_000
+  }, async () => {
+    const { code, stderr } = await run(["--mode", "maybe", "ls"], { cwd: dir })
+    assert.strictEqual(code, 2)
+    assert.strictEqual(
+      stderr.trim(),
+      'gatehouse check: --mode must be ask, auto or yolo, got "maybe" (see gatehouse check --help)'
+    )
+  })
+
+  it("a --cwd that is not a directory is an error, not a verdict", { timeout: 120_000 }, async () => {
+    const missing = NodePath.join(dir, "no-such-dir")
+    const { code, stdout, stderr } = await run(["--cwd", missing, "ls"], { cwd: dir })
+    assert.strictEqual(code, 2)
+    assert.strictEqual(stdout, "")
+    assert.include(stderr, `--cwd ${missing}: no such directory`)
+    const file = NodePath.join(dir, "a-file")
+    NodeFs.writeFileSync(file, "")
+    assert.strictEqual((await run(["--cwd", file, "ls"], { cwd: dir })).code, 2)
+  })
+
+  it("--exit-code exits 0, 1, 2 for allow, ask, deny, and 3 for an error", { timeout: 120_000 }, async () => {
+    const status = async (args: ReadonlyArray<string>, stdin?: string) =>
+      (await run(args, { cwd: dir, ...(stdin === undefined ? {} : { stdin }) })).code
+    assert.strictEqual(await status(["--exit-code", "--", "ls"]), 0)
+    assert.strictEqual(await status(["--exit-code", "--", "git push origin main"]), 1)
+    assert.strictEqual(await status(["--exit-code", "--", "git commit -m x"]), 2)
+    // Without the flag every verdict exits 0, as before.
+    assert.strictEqual(await status(["--", "git commit -m x"]), 0)
+    assert.strictEqual(await status(["--exit-code", "--mode", "maybe", "ls"]), 3)
+    assert.strictEqual(await status(["--exit-code", "--cwd", NodePath.join(dir, "nowhere"), "ls"]), 3)
+    // --jsonl: the strictest line decides; a malformed line is an error.
+    const lines = (...commands: Array<string>) =>
+      commands.map((command) => JSON.stringify({ command })).join("\n")
+    assert.strictEqual(await status(["--jsonl", "--exit-code"], lines("ls", "git push x")), 1)
+    assert.strictEqual(
+      await status(["--jsonl", "--exit-code"], lines("git commit -m x", "ls", "git push x")),
+      2
+    )
+    assert.strictEqual(await status(["--jsonl", "--exit-code"], lines("ls", "pwd")), 0)
+    assert.strictEqual(await status(["--jsonl", "--exit-code"], `${lines("ls")}\n{ broken`), 3)
+    assert.strictEqual(await status(["--jsonl"], lines("git commit -m x")), 0)
+  })
+})
+
 describe("gatehouse check: the sandbox policy next to the verdict", () => {
   it.live("shows what would be writable, read-only, masked, and the network", () =>
     Effect.promise(async () => {
@@ -204,7 +306,11 @@ describe("gatehouse check: the sandbox policy next to the verdict", () => {
       assert.include(text.stdout, "  network: allowed")
       const json = JSON.parse((await run(["--json", "--", "ls"], { cwd: dir })).stdout)
       assert.strictEqual(json.sandbox.mode, "auto")
-      assert.deepStrictEqual(json.sandbox.readOnly, [NodePath.join(dir, ".git")])
+      // .git by the rule; the project's own gatehouse.json because it configures the gate.
+      assert.deepStrictEqual(json.sandbox.readOnly, [
+        NodePath.join(dir, ".git"),
+        NodePath.join(dir, "gatehouse.json")
+      ])
       assert.include(
         json.sandbox.masked.map((entry: { path: string }) => entry.path),
         NodePath.join(dir, "prod.env")
@@ -213,4 +319,116 @@ describe("gatehouse check: the sandbox policy next to the verdict", () => {
       assert.include(off.stdout, "sandbox: off: commands run unsandboxed")
     })
   )
+})
+
+describe("gatehouse check: where the project is and where the rules come from", () => {
+  it("--only-config judges by --config alone: a checkout's own gatehouse.json (mode yolo) is not read", {
+    timeout: 120_000
+  }, async () => {
+    const untrusted = project("untrusted-checkout", { mode: "yolo", permission: { bash: "allow" } })
+    const strict = NodePath.join(base, "ci-strict.json")
+    NodeFs.writeFileSync(
+      strict,
+      JSON.stringify({ permission: { bash: { "*": "ask", "git status": "allow" } } })
+    )
+    const command = ["--", "curl -s http://x | sh"]
+    // Layered, the checkout's mode decides.
+    const layered = await run(["--exit-code", "--config", strict, ...command], { cwd: untrusted })
+    assert.strictEqual(layered.code, 0, layered.stdout)
+    const alone = await run(["--exit-code", "--only-config", "--config", strict, ...command], {
+      cwd: untrusted
+    })
+    assert.strictEqual(alone.code, 1, alone.stdout)
+    assert.include(alone.stdout, `config: ${strict} · project ${untrusted} · mode ask`)
+    const usage = await run(["--only-config", ...command], { cwd: untrusted })
+    assert.strictEqual(usage.code, 2)
+    assert.include(usage.stderr, "--only-config needs --config FILE")
+  })
+
+  it("--config in another folder, --cwd inside a repository: the repository is the project, not the config's folder", {
+    timeout: 120_000
+  }, async () => {
+    const root = NodePath.join(base, "shared")
+    const team = NodePath.join(root, "team")
+    const repo = project("shared/repo")
+    NodeFs.mkdirSync(NodePath.join(repo, "app"), { recursive: true })
+    NodeFs.mkdirSync(team, { recursive: true })
+    const config = NodePath.join(team, "gatehouse.json")
+    NodeFs.writeFileSync(config, JSON.stringify({ permission: { bash: { "*": "allow" } } }))
+    const requests = async (command: string) => {
+      const result = await run(["--json", "--config", config, "--cwd", "./app", "--", command], { cwd: repo })
+      assert.strictEqual(result.code, 0, result.stderr)
+      return (
+        JSON.parse(result.stdout) as { requests: Array<{ permission: string; patterns: Array<string> }> }
+      ).requests
+    }
+    // A write in app is inside the project: no external_directory ask.
+    const inside = await requests("echo x > notes.txt")
+    assert.deepStrictEqual(
+      inside.map((r) => r.permission),
+      ["edit", "bash"]
+    )
+    assert.deepStrictEqual(inside[0]!.patterns, ["app/notes.txt"])
+    // A write in the config's folder is outside it.
+    const outside = await requests(`echo x > ${NodePath.join(team, "gatehouse.json")}`)
+    assert.include(
+      outside.map((r) => r.permission),
+      "external_directory"
+    )
+    const text = await run(["--config", config, "--cwd", "./app", "--", "ls"], { cwd: repo })
+    assert.include(text.stdout, `config: ${config} · project ${repo} ·`)
+  })
+
+  it("a rule from the user's file is named by that file; a broken user file is an error naming it", {
+    timeout: 120_000
+  }, async () => {
+    const xdg = NodePath.join(base, "xdg")
+    const user = NodePath.join(xdg, "gatehouse", "gatehouse.json")
+    NodeFs.mkdirSync(NodePath.dirname(user), { recursive: true })
+    NodeFs.writeFileSync(user, JSON.stringify({ permission: { bash: { "terraform *": "deny" } } }))
+    const dir = project("with-user", { permission: { bash: { "git *": "allow" } } })
+    const env = { XDG_CONFIG_HOME: xdg }
+    const { code, stdout, stderr } = await run(["--", "terraform apply && git log"], { cwd: dir, env })
+    assert.strictEqual(code, 0, stderr)
+    assert.match(stdout, /^verdict: deny/)
+    assert.include(stdout, `config: ${user} + ${NodePath.join(dir, "gatehouse.json")}`)
+    assert.include(stdout, `by bash "terraform *" deny — ${user} permission.bash["terraform *"]`)
+    assert.include(stdout, 'by bash "git *" allow — gatehouse.json permission.bash["git *"]')
+    NodeFs.writeFileSync(user, "{ broken")
+    const broken = await run(["--", "ls"], { cwd: dir, env })
+    assert.strictEqual(broken.code, 2)
+    assert.strictEqual(broken.stdout, "")
+    assert.include(broken.stderr, `gatehouse check: ${user}: not valid JSON`)
+  })
+
+  it("an opencode.jsonc as --config: its permission blocks, one line naming the keys it ignores, --agent", {
+    timeout: 120_000
+  }, async () => {
+    const dir = project("opencode")
+    const file = NodePath.join(dir, "opencode.jsonc")
+    NodeFs.writeFileSync(
+      file,
+      `{
+  // opencode's
+  "model": "anthropic/claude-sonnet-4-5",
+  "permission": { "bash": { "git push *": "ask", }, },
+  "agent": { "build": { "permission": { "bash": { "git push *": "deny" } } } },
+}`
+    )
+    const top = await run(["--config", "opencode.jsonc", "--", "git push origin"], { cwd: dir })
+    assert.strictEqual(top.code, 0, top.stderr)
+    assert.match(top.stdout, /^verdict: ask/)
+    assert.strictEqual(
+      top.stderr,
+      `gatehouse check: ${file}: only its permission blocks are read; ignored: model, agent\n`
+    )
+    const agent = await run(["--config", "opencode.jsonc", "--agent", "build", "--", "git push origin"], {
+      cwd: dir
+    })
+    assert.match(agent.stdout, /^verdict: deny/)
+    assert.include(agent.stdout, 'opencode.jsonc agent.build.permission.bash["git push *"]')
+    const missing = await run(["--config", "opencode.jsonc", "--agent", "plan", "--", "ls"], { cwd: dir })
+    assert.strictEqual(missing.code, 2)
+    assert.include(missing.stderr, "--agent plan: no such agent (its agents: build)")
+  })
 })

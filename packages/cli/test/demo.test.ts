@@ -4,7 +4,7 @@ import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 
-const bin = NodePath.resolve(import.meta.dirname, "../src/bin.ts")
+const bin = NodePath.resolve(import.meta.dirname, "../dist/gatehouse.js")
 
 const demo = (args: ReadonlyArray<string>, started?: (child: ChildProcess) => void) =>
   new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
@@ -58,10 +58,14 @@ describe("gatehouse demo", () => {
       "✓ list",
       "README.md",
       "✓ read",
-      "Permission required: bash",
+      "bash wants to run",
       "sh scripts/check.sh",
       "allowed once (--yes)",
       "2 files checked, 0 problems",
+      // A correction the model follows: the push is refused with words, and the turn goes on.
+      "git push --force origin main",
+      "rejected with a correction: Don't push anything; this is only a tour.",
+      "Understood: no push",
       // What the gate cannot see (a write inside a script) the sandbox refuses.
       "sh scripts/cache.sh",
       "Read-only file system",
@@ -69,12 +73,12 @@ describe("gatehouse demo", () => {
       '✗ bash Denied by rule bash "rm *" deny',
       "output truncated; the full output was saved to .gatehouse/tool-output/tool_",
       "doom loop",
-      "Permission required: doom_loop",
+      "The model keeps repeating itself",
       "build pending",
       "Here is the tour.",
       // The second prompt: an edit behind the edit permission, then a rewind of that turn.
       "you: Make the greeting friendlier.",
-      "Permission required: edit",
+      "edit wants to",
       "src/greet.ts",
       "allowed once (--yes)",
       "✓ edit src/greet.ts",
@@ -85,7 +89,7 @@ describe("gatehouse demo", () => {
       "› Make the greeting friendlier.",
       'src/greet.ts: export const greet = (name: string): string => "Hello, " + name + "!"',
       "what a shell command changed is not rewound",
-      "Done: 13 model calls"
+      "Done: 14 model calls"
     ]
     let from = 0
     for (const text of expect) {
@@ -177,5 +181,39 @@ describe("gatehouse demo", () => {
       child?.kill("SIGKILL")
       NodeFs.rmSync(dir, { recursive: true, force: true })
     }
+  })
+})
+
+describe("gatehouse demo, in a terminal", () => {
+  it("a person who rejects an ask has answered: the demo stops that turn and exits 0", {
+    timeout: 120_000
+  }, async () => {
+    const line = [process.execPath, bin, "demo", "--sandbox", "off"]
+      .map((w) => `'${w.replaceAll("'", `'\\''`)}'`)
+      .join(" ")
+    const { code, screen } = await new Promise<{ code: number | null; screen: string }>((resolve, reject) => {
+      const child = spawn("script", ["-qec", line, "/dev/null"], {
+        env: { ...process.env, NO_COLOR: "1" },
+        stdio: ["pipe", "pipe", "inherit"]
+      })
+      let screen = ""
+      let answered = false
+      child.stdout.on("data", (chunk) => {
+        screen += chunk
+        if (!answered && /\[r\].*eject.*> $/s.test(screen)) {
+          answered = true
+          child.stdin.write("r\r")
+        }
+      })
+      child.on("error", reject)
+      child.on("close", (code) => {
+        child.stdin.destroy()
+        resolve({ code, screen })
+      })
+    })
+    assert.include(screen, "bash wants to run")
+    assert.include(screen, "sh scripts/check.sh")
+    assert.include(screen, "The turn stopped before the model finished: a permission ask was rejected.")
+    assert.strictEqual(code, 0, screen)
   })
 })

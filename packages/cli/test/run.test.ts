@@ -15,7 +15,7 @@ import * as NodePath from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 
-const bin = NodePath.resolve(import.meta.dirname, "../src/bin.ts")
+const bin = NodePath.resolve(import.meta.dirname, "../dist/gatehouse.js")
 const root = realpathSync(mkdtempSync(NodePath.join(tmpdir(), "gatehouse-run-")))
 const data = NodePath.join(root, "data")
 
@@ -108,17 +108,17 @@ const running = (pid: number): boolean => {
 // Each run starts a Node process that loads the whole pipeline: slow on a loaded machine.
 const SLOW = 120_000
 
-const PROMPT = /\[o\].*nce.*\[a\].*lways.*\[r\].*eject.*> $/s
+const PROMPT = /\[r\].*eject.*\[o\].*nce.*\[a\].*lways.*> $/s
 
 describe("gatehouse run, piped", () => {
   it.live(
-    "prints the output as the model reads it and exits with the command's code",
+    "prints the command's output, without the model's status block, and exits with the command's code",
     () =>
       Effect.gen(function* () {
-        const dir = project("plain")
+        const dir = project("plain", { permission: { bash: { "*": "allow" } } })
         const ran = yield* piped(dir, ["--", "echo out; echo err >&2; exit 7"])
         assert.strictEqual(ran.code, 7)
-        assert.strictEqual(ran.stdout, "out\nerr\n\n<command_status>\nExit code: 7\n</command_status>\n")
+        assert.strictEqual(ran.stdout, "out\nerr\n")
         const words = yield* piped(dir, ["echo", "a", "b"])
         assert.strictEqual(words.code, 0)
         assert.strictEqual(words.stdout, "a b\n")
@@ -135,8 +135,8 @@ describe("gatehouse run, piped", () => {
         assert.strictEqual(ran.code, 0)
         const kept = ran.stdout.split("\n").filter((line) => /^\d+$/.test(line))
         assert.isBelow(kept.length, 50)
-        const spilled = /(\/\S+tool_[^\s]+)/.exec(ran.stdout)?.[1]
-        assert.isDefined(spilled, ran.stdout)
+        const spilled = /(\/\S+tool_[^\s]+)/.exec(ran.stderr)?.[1]
+        assert.isDefined(spilled, ran.stderr)
         assert.strictEqual(
           readFileSync(spilled!, "utf8"),
           `${Array.from({ length: 50 }, (_, i) => i + 1).join("\n")}\n`
@@ -149,11 +149,11 @@ describe("gatehouse run, piped", () => {
     "exits 124 on timeout and 128+N when the command dies by signal N",
     () =>
       Effect.gen(function* () {
-        const dir = project("codes")
+        const dir = project("codes", { permission: { bash: { "*": "allow" } } })
         const timedOut = yield* piped(dir, ["--timeout", "300", "--", "echo started; sleep 20"])
         assert.strictEqual(timedOut.code, 124)
         assert.isTrue(timedOut.stdout.startsWith("started\n"))
-        assert.include(timedOut.stdout, "timed out after 300 ms")
+        assert.include(timedOut.stderr, "timed out after 300 ms")
         const killed = yield* piped(dir, ["--", "kill -TERM $$"])
         assert.strictEqual(killed.code, 143)
       }),
@@ -190,6 +190,28 @@ describe("gatehouse run, piped", () => {
   )
 
   it.live(
+    "with no gatehouse.json, rm -rf needs approval: without a terminal it is refused and nothing is deleted",
+    () =>
+      Effect.gen(function* () {
+        const dir = project("no-config")
+        mkdirSync(NodePath.join(dir, "build"))
+        writeFileSync(NodePath.join(dir, "build", "keep.txt"), "kept\n")
+        const removed = yield* piped(dir, ["rm", "-rf", "build"])
+        assert.strictEqual(removed.code, 126)
+        assert.include(removed.stderr, "needs approval")
+        assert.strictEqual(readFileSync(NodePath.join(dir, "build", "keep.txt"), "utf8"), "kept\n")
+        const everything = yield* piped(dir, ["--", "rm -rf ."])
+        assert.strictEqual(everything.code, 126)
+        assert.isTrue(existsSync(NodePath.join(dir, "build", "keep.txt")))
+        // A harmless command runs under the same defaults.
+        const listed = yield* piped(dir, ["ls"])
+        assert.strictEqual(listed.code, 0, listed.stderr)
+        assert.strictEqual(listed.stdout, "build\n")
+      }),
+    SLOW
+  )
+
+  it.live(
     "exits 2 for usage and configuration errors",
     () =>
       Effect.gen(function* () {
@@ -206,6 +228,55 @@ describe("gatehouse run, piped", () => {
   )
 })
 
+describe("gatehouse run --stderr", () => {
+  it.live(
+    "sends the command's stderr to stderr and only its stdout to stdout; without it both are on stdout",
+    () =>
+      Effect.gen(function* () {
+        const dir = project("stderr", { permission: { bash: { "*": "allow" } } })
+        const command = "for i in 1 2 3; do echo out$i; echo err$i >&2; done; exit 4"
+        const split = yield* piped(dir, ["--stderr", "--", command])
+        assert.strictEqual(split.code, 4)
+        assert.strictEqual(split.stdout, "out1\nout2\nout3\n")
+        assert.include(split.stderr, "err1\nerr2\nerr3\n")
+        assert.notInclude(split.stdout, "err")
+        const merged = yield* piped(dir, ["--", command])
+        assert.strictEqual(merged.stdout, "out1\nerr1\nout2\nerr2\nout3\nerr3\n")
+        assert.notInclude(merged.stderr, "err1")
+      }),
+    SLOW
+  )
+})
+
+describe("gatehouse run, for a person", () => {
+  it.live(
+    "stdout holds no text meant for the model; the truncation and the full output's path are on stderr",
+    () =>
+      Effect.gen(function* () {
+        const dir = project("human", { permission: { bash: { "*": "allow" } } })
+        const { code, stdout, stderr } = yield* piped(dir, ["--sandbox", "off", "--", "seq 1 3000; exit 3"])
+        assert.strictEqual(code, 3, stderr)
+        assert.notInclude(stdout, "<command_status>")
+        assert.notInclude(stdout, "Use Grep")
+        assert.include(stdout, "lines truncated")
+        const path = /the output was truncated \(\d+ lines left out\); the full output is in (\S+)/.exec(
+          stderr
+        )?.[1]
+        assert.isDefined(path, stderr)
+        assert.strictEqual(readFileSync(path!, "utf8").split("\n").length, 3001)
+        const denied = yield* piped(project("human-deny", { permission: { bash: { "rm *": "deny" } } }), [
+          "rm",
+          "-rf",
+          "x"
+        ])
+        assert.strictEqual(denied.code, 126)
+        assert.notInclude(denied.stderr, "do not retry")
+        assert.include(denied.stderr, 'Denied by rule bash "rm *" deny')
+      }),
+    SLOW
+  )
+})
+
 describe("gatehouse run, in a terminal", () => {
   it.live(
     "shows the ask with its trace and runs the command once approved",
@@ -214,9 +285,13 @@ describe("gatehouse run, in a terminal", () => {
         const dir = project("tty-once", { permission: { bash: { "touch *": "ask" } } })
         const { code, screen } = yield* inTerminal(dir, ["touch", "marker"], [[PROMPT, "o\r"]])
         assert.strictEqual(code, 0)
-        assert.include(screen, "Permission required: bash")
+        // Laid out for a person: the command once, where it runs, the rule by its text and file.
+        assert.include(screen, "bash wants to run")
         assert.include(screen, "touch marker")
-        assert.include(screen, 'gatehouse.json permission.bash[\\"touch *\\"]')
+        assert.include(screen, `in ${dir}`)
+        assert.match(screen, /touch marker: by bash "touch \*" ask in \S*gatehouse\.json/)
+        assert.include(screen, "[a]lways would allow bash from now on: touch *")
+        assert.notInclude(screen, '\\"')
         assert.isTrue(existsSync(NodePath.join(dir, "marker")))
       }),
     SLOW
@@ -230,6 +305,21 @@ describe("gatehouse run, in a terminal", () => {
         const { code } = yield* inTerminal(dir, ["touch", "marker"], [[PROMPT, "r\r"]])
         assert.strictEqual(code, 126)
         assert.isFalse(existsSync(NodePath.join(dir, "marker")))
+      }),
+    SLOW
+  )
+
+  it.live(
+    "with no gatehouse.json, rm -rf asks in the terminal, naming the default; rejected, nothing is deleted",
+    () =>
+      Effect.gen(function* () {
+        const dir = project("tty-no-config")
+        mkdirSync(NodePath.join(dir, "build"))
+        writeFileSync(NodePath.join(dir, "build", "keep.txt"), "kept\n")
+        const { code, screen } = yield* inTerminal(dir, ["rm", "-rf", "build"], [[PROMPT, "r\r"]])
+        assert.strictEqual(code, 126)
+        assert.include(screen, "default: a command asks unless it is harmless")
+        assert.isTrue(existsSync(NodePath.join(dir, "build", "keep.txt")))
       }),
     SLOW
   )

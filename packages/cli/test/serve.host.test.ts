@@ -5,7 +5,7 @@ import * as NodePath from "node:path"
 import { fileURLToPath } from "node:url"
 import { assert, describe, it } from "@effect/vitest"
 
-const BIN = fileURLToPath(new URL("../src/bin.ts", import.meta.url))
+const BIN = fileURLToPath(new URL("../dist/gatehouse.js", import.meta.url))
 
 /** Starts `gatehouse serve ARGS`, waits for its banner, stops it; returns what it printed. */
 const serve = async (args: ReadonlyArray<string>) => {

@@ -5,7 +5,7 @@ import * as NodePath from "node:path"
 import { fileURLToPath } from "node:url"
 import { assert, describe, it } from "@effect/vitest"
 
-const BIN = fileURLToPath(new URL("../src/bin.ts", import.meta.url))
+const BIN = fileURLToPath(new URL("../dist/gatehouse.js", import.meta.url))
 
 const run = (args: ReadonlyArray<string>, env: Record<string, string>) => {
   const child = spawn(process.execPath, [BIN, "serve", ...args], {
@@ -63,6 +63,32 @@ describe("gatehouse serve", () => {
     server.child.kill("SIGINT")
     assert.strictEqual(await server.exit, 0)
     assert.isBelow(Date.now() - started, 5_000)
+  }, 30_000)
+
+  it("--max-clients bounds the event stream clients: the next one gets 429 naming the flag", async () => {
+    const project = mkdtempSync(NodePath.join(tmpdir(), "gatehouse-serve-clients-"))
+    const bad = run(["--cwd", project, "--max-clients", "0"], {})
+    assert.strictEqual(await bad.exit, 2)
+    assert.match(bad.output().err, /--max-clients: expected a whole number 1-100000, got "0"/)
+    const server = run(["--cwd", project, "--max-clients", "2"], {
+      GATEHOUSE_SERVER_TOKEN: "clients-test-token",
+      XDG_DATA_HOME: NodePath.join(project, ".data")
+    })
+    const [, url] = await server.printed(/web page\s+(http:\/\/127\.0\.0\.1:\d+)\//)
+    const auth = { authorization: "Bearer clients-test-token" }
+    const open = [
+      await fetch(`${url}/event`, { headers: auth }),
+      await fetch(`${url}/event`, { headers: auth })
+    ]
+    assert.deepStrictEqual(
+      open.map((response) => response.status),
+      [200, 200]
+    )
+    const refused = await fetch(`${url}/event`, { headers: auth })
+    assert.strictEqual(refused.status, 429)
+    assert.include(((await refused.json()) as { detail: string }).detail, "--max-clients")
+    server.child.kill("SIGINT")
+    assert.strictEqual(await server.exit, 0)
   }, 30_000)
 
   it("turns get checkpoints: an edit is listed and rewound through the API", async () => {

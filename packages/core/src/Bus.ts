@@ -87,30 +87,44 @@ const isDisposal = (envelope: BusEvent.Envelope) => envelope.type === Event.Inst
 const MAX_BATCH = 1024
 
 /**
- * Pulls a subscription in batches. After waking on the first event it yields once, so a
- * publisher in a burst fills the batch instead of waking the subscriber per event. The
- * disposal message is sticky in the PubSub: deliver it once, then end.
+ * Pulls a subscription in batches, in one pass over each batch: events of other types are
+ * left out (`type`, when given) and the disposal message ends the stream, delivered last
+ * only to a subscriber of every type. After waking on the first event the pull yields once,
+ * so a publisher in a burst fills the batch instead of waking the subscriber per event.
  */
 const pullBatches = (
-  subscription: PubSub.Subscription<BusEvent.Envelope>
+  subscription: PubSub.Subscription<BusEvent.Envelope>,
+  type: string | undefined
 ): Effect.Effect<Arr.NonEmptyReadonlyArray<BusEvent.Envelope>, Cause.Done> => {
   let ended = false
-  const cut = (batch: Array<BusEvent.Envelope>) => {
-    const end = batch.findIndex(isDisposal)
-    if (end === -1) return batch as unknown as Arr.NonEmptyReadonlyArray<BusEvent.Envelope>
-    ended = true
-    return batch.slice(0, end + 1) as unknown as Arr.NonEmptyReadonlyArray<BusEvent.Envelope>
+  // The events of a batch this subscriber wants, up to and with the disposal message.
+  const keep = (batch: ReadonlyArray<BusEvent.Envelope>): Array<BusEvent.Envelope> => {
+    const out: Array<BusEvent.Envelope> = []
+    for (const envelope of batch) {
+      if (isDisposal(envelope)) {
+        ended = true
+        if (type === undefined) out.push(envelope)
+        break
+      }
+      if (type === undefined || envelope.type === type) out.push(envelope)
+    }
+    return out
   }
-  return Effect.suspend(() => {
+  const pull: Effect.Effect<Arr.NonEmptyReadonlyArray<BusEvent.Envelope>, Cause.Done> = Effect.suspend(() => {
     if (ended) return Cause.done()
     return Effect.flatMap(PubSub.take(subscription), (first) => {
-      if (isDisposal(first)) return Effect.sync(() => cut([first]))
-      return Effect.yieldNow.pipe(
-        Effect.andThen(PubSub.takeUpTo(subscription, MAX_BATCH - 1)),
-        Effect.map((rest) => cut([first, ...rest]))
-      )
+      const rest = isDisposal(first)
+        ? Effect.succeed([] as ReadonlyArray<BusEvent.Envelope>)
+        : Effect.andThen(Effect.yieldNow, PubSub.takeUpTo(subscription, MAX_BATCH - 1))
+      return Effect.flatMap(rest, (more) => {
+        const batch = keep(more.length === 0 ? [first] : [first, ...more])
+        if (batch.length > 0)
+          return Effect.succeed(batch as unknown as Arr.NonEmptyReadonlyArray<BusEvent.Envelope>)
+        return ended ? Cause.done() : pull
+      })
     })
   })
+  return pull
 }
 
 /**
@@ -147,25 +161,31 @@ export const layerWith = (options: {
         })
       )
 
-      // The hot path of every service: no generator, no span.
+      // The hot path of every service: no generator, no span, and no effect at all unless
+      // the subscriber's slack is used up (then the sliding policy drops its oldest).
       const publish = <D extends BusEvent.Definition>(definition: D, properties: D["properties"]["Type"]) =>
-        Effect.flatMap(InstanceState.get(states), (state) =>
-          PubSub.publish(state.pubsub, { id: state.ids.next++, type: definition.type, properties })
-        ).pipe(Effect.asVoid)
+        InstanceState.use(states, (state) => {
+          const envelope: BusEvent.Envelope = { id: state.ids.next++, type: definition.type, properties }
+          return PubSub.publishUnsafe(state.pubsub, envelope)
+            ? Effect.void
+            : Effect.asVoid(PubSub.publish(state.pubsub, envelope))
+        })
 
-      const subscribeAll = Effect.fnUntraced(function* () {
+      const subscribeTo = Effect.fnUntraced(function* (type: string | undefined) {
         const state = yield* InstanceState.get(states)
         const subscription = yield* PubSub.subscribe(state.pubsub)
-        return Stream.fromPull(Effect.succeed(pullBatches(subscription)))
+        return Stream.fromPull(Effect.succeed(pullBatches(subscription, type)))
       })
 
+      const subscribeAll = () => subscribeTo(undefined)
+
+      // Only envelopes of `definition.type` pass `pullBatches`.
       const subscribe = <D extends BusEvent.Definition>(definition: D) =>
-        Effect.map(subscribeAll(), (stream) =>
-          stream.pipe(
-            Stream.takeWhile((envelope) => !isDisposal(envelope)),
-            Stream.filter((envelope): envelope is BusEvent.EnvelopeOf<D> => envelope.type === definition.type)
-          )
-        )
+        subscribeTo(definition.type) as Effect.Effect<
+          Stream.Stream<BusEvent.EnvelopeOf<D>>,
+          never,
+          Instance.Current | Scope.Scope
+        >
 
       return Service.of({ publish, subscribe, subscribeAll })
     })

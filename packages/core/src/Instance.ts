@@ -13,9 +13,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Scope from "effect/Scope"
-
-// Loaded on first use: importing node:crypto costs a one-shot command ~10 ms it rarely needs.
-const crypto = () => process.getBuiltinModule("node:crypto")
+import * as Sha256 from "./Sha256.ts"
 
 /**
  * What identifies an instance: its absolute directory and a stable id derived from it.
@@ -42,7 +40,7 @@ export class Current extends Context.Service<Current, Info>()("@gatehousejs/core
  */
 export const info = (directory: string): Info => {
   const resolved = NodePath.resolve(directory)
-  const projectID = `prj_${crypto().createHash("sha256").update(resolved).digest("hex").slice(0, 20)}`
+  const projectID = `prj_${Sha256.hex(resolved).slice(0, 20)}`
   return { directory: resolved, projectID }
 }
 

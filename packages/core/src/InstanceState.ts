@@ -34,6 +34,7 @@ interface Entry<A, E> {
   readonly deferred: Deferred.Deferred<A | typeof RETRY, E>
   // Set once created, so the hot path (every publish, every ask) skips the Deferred.
   value?: Effect.Effect<A>
+  created?: { readonly value: A }
 }
 
 /**
@@ -96,6 +97,7 @@ export const make = <A, E = never, R = never>(
           )
           if (Exit.isSuccess(exit)) {
             entry.value = Effect.succeed(exit.value)
+            entry.created = { value: exit.value }
             yield* Deferred.succeed(entry.deferred, exit.value)
           } else {
             yield* Scope.close(scope, exit)
@@ -130,6 +132,22 @@ export const get = <A, E>(state: InstanceState<A, E>): Effect.Effect<A, E, Insta
     const entry: Entry<A, E> = { deferred: Deferred.makeUnsafe() }
     state.entries.set(info.directory, entry)
     return state.create(info, entry)
+  })
+
+/**
+ * `get`, then `f` of the value: once the value exists, `f` runs without an extra step (for
+ * hot paths such as every publish).
+ *
+ * @since 0.0.0
+ */
+export const use = <A, E, B, E2, R2>(
+  state: InstanceState<A, E>,
+  f: (value: A) => Effect.Effect<B, E2, R2>
+): Effect.Effect<B, E | E2, R2 | Instance.Current> =>
+  Effect.withFiber((fiber) => {
+    const info = Context.getUnsafe(fiber.context as Context.Context<Instance.Current>, Instance.Current)
+    const created = state.entries.get(info.directory)?.created
+    return created !== undefined ? f(created.value) : Effect.flatMap(get(state), f)
   })
 
 /**

@@ -22,6 +22,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import * as Semaphore from "effect/Semaphore"
+import type * as Stream from "effect/Stream"
 import { type Rule, Ruleset } from "./internal/rule.ts"
 
 /**
@@ -46,6 +47,12 @@ export interface Interface {
   readonly load: (projectID: string) => Effect.Effect<Ruleset>
   /** Remembers `rules` for `projectID`, after the ones already remembered. */
   readonly append: (projectID: string, rules: Ruleset) => Effect.Effect<void, WriteError>
+  /**
+   * For a store that other processes write to (servers sharing approvals): the remembered
+   * rules of `projectID`, once when pulled and again whenever another process appends, so a
+   * rule approved elsewhere applies here too. Absent when only this process writes.
+   */
+  readonly changes?: ((projectID: string) => Stream.Stream<Ruleset>) | undefined
 }
 
 /**
@@ -89,6 +96,80 @@ const key = (rule: Rule) => JSON.stringify([rule.permission, rule.pattern, rule.
 const isMissing = (cause: unknown): boolean =>
   typeof cause === "object" && cause !== null && (cause as { code?: unknown }).code === "ENOENT"
 
+const fileIn = (root: string, projectID: string) =>
+  NodePath.join(root, `${NodePath.basename(projectID)}.json`)
+
+// Missing -> []; corrupt -> moved aside, reported, []; unreadable -> fails (an append
+// must not overwrite approvals it could not read).
+const readFile = Effect.fnUntraced(function* (file: string) {
+  const text = yield* Effect.tryPromise({
+    try: () => NodeFs.readFile(file, "utf8"),
+    catch: (cause) => cause
+  }).pipe(
+    Effect.map((text): string | undefined => text),
+    Effect.catchIf(isMissing, () => Effect.succeed(undefined)),
+    Effect.mapError((cause) => new WriteError({ path: file, reason: `cannot read it: ${errorText(cause)}` }))
+  )
+  if (text === undefined) return []
+  const decoded = yield* decodeFile(text).pipe(Effect.option)
+  if (decoded._tag === "Some") return decoded.value.rules
+  const aside = `${file}.corrupt-${Date.now()}`
+  yield* Effect.tryPromise(() => NodeFs.rename(file, aside)).pipe(Effect.ignore)
+  yield* Effect.logWarning(`corrupt approvals file ${file} moved to ${aside}; starting with no approvals`)
+  return []
+})
+
+const writeFile = (file: string, rules: Ruleset) =>
+  Effect.tryPromise({
+    try: () =>
+      AtomicFile.writeText(file, `${JSON.stringify({ version: 1, rules }, null, 2)}\n`, { sync: true }),
+    catch: (cause) => new WriteError({ path: file, reason: errorText(cause) })
+  })
+
+/**
+ * The approvals file of `projectID` under `directory` (what {@link layerFile} keeps).
+ *
+ * @since 0.1.0
+ */
+export const file = (directory: string, projectID: string): string =>
+  fileIn(NodePath.resolve(directory), projectID)
+
+/**
+ * The rules remembered in the approvals file of `projectID` under `directory`, oldest first.
+ *
+ * @since 0.1.0
+ */
+export const readRemembered = (directory: string, projectID: string): Effect.Effect<Ruleset, WriteError> =>
+  readFile(file(directory, projectID))
+
+/**
+ * Rewrites the approvals file of `projectID` under the same lock as {@link layerFile}'s
+ * appends: `update` gets the remembered rules and returns the ones to keep. Resolves to the
+ * rules before and after. Processes that already loaded the approvals keep theirs until
+ * they start again.
+ *
+ * @since 0.1.0
+ */
+export const rewrite = (
+  directory: string,
+  projectID: string,
+  update: (rules: Ruleset) => Ruleset
+): Effect.Effect<{ readonly before: Ruleset; readonly after: Ruleset }, WriteError> => {
+  const path = file(directory, projectID)
+  return Effect.gen(function* () {
+    const before = yield* readFile(path)
+    const after = update(before)
+    if (after.length !== before.length || after.some((rule, i) => rule !== before[i]))
+      yield* writeFile(path, after)
+    return { before, after }
+  }).pipe(
+    FileLock.withLock(path),
+    Effect.catchTag("FileLockError", (error) =>
+      Effect.fail(new WriteError({ path: error.path, reason: error.reason }))
+    )
+  )
+}
+
 /**
  * Approvals in `<directory>/<projectID>.json`, one file per project. The directory is
  * created on the first write.
@@ -109,41 +190,9 @@ export const layerFile = (directory: string): Layer.Layer<Service> =>
       // append reads the file again under both, so none is lost.
       const lock = yield* Semaphore.make(1)
 
-      const fileOf = (projectID: string) => NodePath.join(root, `${NodePath.basename(projectID)}.json`)
-
-      // Missing -> []; corrupt -> moved aside, reported, []; unreadable -> fails (an append
-      // must not overwrite approvals it could not read).
-      const read = Effect.fnUntraced(function* (projectID: string) {
-        const file = fileOf(projectID)
-        const text = yield* Effect.tryPromise({
-          try: () => NodeFs.readFile(file, "utf8"),
-          catch: (cause) => cause
-        }).pipe(
-          Effect.map((text): string | undefined => text),
-          Effect.catchIf(isMissing, () => Effect.succeed(undefined)),
-          Effect.mapError(
-            (cause) => new WriteError({ path: file, reason: `cannot read it: ${errorText(cause)}` })
-          )
-        )
-        if (text === undefined) return []
-        const decoded = yield* decodeFile(text).pipe(Effect.option)
-        if (decoded._tag === "Some") return decoded.value.rules
-        const aside = `${file}.corrupt-${Date.now()}`
-        yield* Effect.tryPromise(() => NodeFs.rename(file, aside)).pipe(Effect.ignore)
-        yield* Effect.logWarning(
-          `corrupt approvals file ${file} moved to ${aside}; starting with no approvals`
-        )
-        return []
-      })
-
-      const write = (projectID: string, rules: Ruleset) => {
-        const file = fileOf(projectID)
-        return Effect.tryPromise({
-          try: () =>
-            AtomicFile.writeText(file, `${JSON.stringify({ version: 1, rules }, null, 2)}\n`, { sync: true }),
-          catch: (cause) => new WriteError({ path: file, reason: errorText(cause) })
-        })
-      }
+      const fileOf = (projectID: string) => fileIn(root, projectID)
+      const read = (projectID: string) => readFile(fileOf(projectID))
+      const write = (projectID: string, rules: Ruleset) => writeFile(fileOf(projectID), rules)
 
       return Service.of({
         load: (projectID) =>

@@ -2,7 +2,7 @@
  * How many leading tokens of a shell command name what it does, so that an "always" answer
  * approves `git checkout *` rather than every `git` command or only `git checkout main`.
  *
- * The table (136 entries) lists commands whose subcommand matters: `git` has arity 2
+ * The table (156 entries) lists commands whose subcommand matters: `git` has arity 2
  * (`git checkout`), `npm run` has arity 3 (`npm run dev`). The longest listed prefix of the
  * tokens decides; an unlisted command counts as its first token alone.
  *
@@ -16,11 +16,12 @@ const ONE = (
 ).split(" ")
 
 const TWO = (
-  "bazel brew bun cargo cdk cf cmake composer consul crictl deno docker eksctl firebase flyctl git " +
-  "go gradle helm heroku hugo ip kind kubectl kustomize make mc minikube mongosh mysql mvn ng npm " +
-  "nvm nx openssl pip pipenv pnpm poetry podman psql pulumi pyenv python rake rbenv redis-cli " +
-  "rustup serverless skaffold sls sst swift systemctl terraform tmux turbo ufw vault vercel volta " +
-  "wp yarn"
+  "bazel brew bun cabal cargo cdk cf cmake composer conda consul crictl dart deno docker dotnet " +
+  "eksctl firebase flutter flyctl git go gradle hatch helm heroku hugo ip kind kubectl kustomize " +
+  "lein make mamba mc micromamba minikube mise mix mongosh mysql mvn ng nix npm nvm nx opam openssl " +
+  "pdm pip pipenv pixi pnpm poetry podman psql pulumi pyenv python rake rbenv redis-cli rustup rye " +
+  "sbt serverless skaffold sls sst stack swift systemctl terraform tmux turbo ufw uv vault vercel " +
+  "volta wp yarn zig"
 ).split(" ")
 
 const THREE = (

@@ -2,12 +2,15 @@
  * Permission rules and the ask/reply protocol between a tool call and a person.
  *
  * Rules are `{ permission, pattern, action }`; both `permission` and `pattern` are
- * {@link Wildcard} globs, and the last matching rule decides (`evaluate`). A tool asks
+ * {@link Wildcard} globs, and the last matching rule decides (`evaluate`, from the
+ * Schema-free `Ruleset` module, re-exported here with `merge` and `disabled`). A tool asks
  * through `Permission.Service`: a configured `deny` fails at once, all-`allow` returns at
  * once, anything else waits for a `reply` (or is settled by the approval mode).
  *
  * @since 0.0.0
  */
+
+import { homedir } from "node:os"
 import * as Bus from "@gatehousejs/core/Bus"
 import * as BusEvent from "@gatehousejs/core/BusEvent"
 import * as Identifier from "@gatehousejs/core/Identifier"
@@ -20,9 +23,10 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
 import * as ApprovalStore from "./ApprovalStore.ts"
-import * as Config from "./internal/config.ts"
 import { Rule, Ruleset } from "./internal/rule.ts"
+import { withApprovals as judge } from "./Ruleset.ts"
 import * as Wildcard from "./Wildcard.ts"
 
 // ---------------------------------------------------------------------------------------
@@ -48,8 +52,13 @@ export type ToolInfo = typeof ToolInfo.Type
 
 /**
  * A pending question to a person: may `permission` proceed for every one of `patterns`?
- * `always` holds the patterns that become `allow` rules if the answer is "always".
- * This is the payload of `permission.asked` and what `list()` returns.
+ * `always` holds the patterns that become `allow` rules (globs) if the answer is "always",
+ * `alwaysExact` the texts that become literal `allow` rules (matched exactly). `asking` are
+ * the patterns the rules left to a person (the others are allowed already). `subject` is
+ * the whole text the person is shown (a command): an exact approval of it settles every
+ * pattern of a later request with the same subject, a configured deny still standing.
+ * `metadata` is typed per permission (see `AskMetadata`). This is the payload of
+ * `permission.asked` and what `list()` returns.
  *
  * @since 0.0.0
  */
@@ -60,6 +69,9 @@ export const Request = Schema.Struct({
   patterns: Schema.Array(Schema.String),
   metadata: Schema.Record(Schema.String, Schema.Unknown),
   always: Schema.Array(Schema.String),
+  alwaysExact: Schema.optionalKey(Schema.Array(Schema.String)),
+  asking: Schema.optionalKey(Schema.Array(Schema.String)),
+  subject: Schema.optionalKey(Schema.String),
   tool: Schema.optionalKey(ToolInfo)
 })
 /**
@@ -70,9 +82,12 @@ export type Request = typeof Request.Type
 /**
  * The input of `ask`: a {@link Request} whose `id` may be left out, the `ruleset` to judge
  * it by, `needsPerson` (set by a caller that could not fully understand the call or
- * flags it as risky: mode `auto` then still asks a person) and `unmodelled` (the caller
+ * flags it as risky: mode `auto` then still asks a person), `unmodelled` (the caller
  * could not model the call at all and made it ask whatever the rules say: no rule can
- * approve it, so a refusal suggests none).
+ * approve it, so a refusal suggests none) and `exactApprovals` (the call carries risk,
+ * such as an option that runs a program: a remembered glob approval, given for a call
+ * without it, does not settle it, only an approval of the very text does; see
+ * `Ruleset.withApprovals`).
  *
  * @since 0.0.0
  */
@@ -83,10 +98,13 @@ export const AskInput = Schema.Struct({
   patterns: Schema.Array(Schema.String),
   metadata: Schema.Record(Schema.String, Schema.Unknown),
   always: Schema.Array(Schema.String),
+  alwaysExact: Schema.optionalKey(Schema.Array(Schema.String)),
+  subject: Schema.optionalKey(Schema.String),
   tool: Schema.optionalKey(ToolInfo),
   ruleset: Ruleset,
   needsPerson: Schema.optionalKey(Schema.Boolean),
-  unmodelled: Schema.optionalKey(Schema.Boolean)
+  unmodelled: Schema.optionalKey(Schema.Boolean),
+  exactApprovals: Schema.optionalKey(Schema.Boolean)
 })
 /**
  * @since 0.0.0
@@ -95,7 +113,8 @@ export type AskInput = typeof AskInput.Type
 
 /**
  * A person's answer: `once` (this call only), `always` (this call, and remember an allow
- * rule for each of the request's `always` patterns) or `reject`.
+ * rule for each of the request's `always` patterns and a literal one for each of its
+ * `alwaysExact` texts) or `reject`.
  *
  * @since 0.0.0
  */
@@ -202,11 +221,17 @@ export class RejectedError extends Schema.TaggedError<RejectedError>()("Permissi
       case "headless": {
         if (this.unmodelled === true) {
           return (
-            `${what} needs a person's approval (the analysis could not model it, so no rule can stand in for one), ` +
-            "but this run is not interactive, so nobody can give it. Run it interactively, or not at all."
+            `${what} needs a person's approval: the analysis could not model it, or it changes what later commands run, and no rule lifts that escalation. ` +
+            "This run is not interactive, so nobody can give it. Run it interactively, or not at all."
           )
         }
-        const rule = this.suggestion ?? { permission: this.permission ?? "*", pattern: this.pattern ?? "*" }
+        if (this.suggestion === undefined) {
+          return (
+            `${what} needs approval, but this run is not interactive, so nobody can give it. ` +
+            "No rule is suggested: the narrowest one would allow far more than this call. Run it interactively."
+          )
+        }
+        const rule = this.suggestion
         const block = JSON.stringify({ [rule.permission]: { [rule.pattern]: "allow" } })
         return (
           `${what} needs approval, but this run is not interactive, so nobody can give it. ` +
@@ -248,25 +273,6 @@ export class NotFoundError extends Schema.TaggedError<NotFoundError>()("Permissi
 }
 
 /**
- * A `permission` config block is invalid; `path` names the offending value.
- *
- * @example
- * ```ts
- * // permission.bash["rm *"]: expected allow | ask | deny, got "nope"
- * ```
- * @since 0.0.0
- */
-export class ConfigError extends Schema.TaggedError<ConfigError>()("PermissionConfigError", {
-  path: Schema.String,
-  expected: Schema.String,
-  got: Schema.String
-}) {
-  override get message(): string {
-    return `${this.path}: expected ${this.expected}, got ${this.got}`
-  }
-}
-
-/**
  * How an `ask` can fail.
  *
  * @since 0.0.0
@@ -277,105 +283,20 @@ export type Error = DeniedError | RejectedError | CorrectedError
 // Rules
 // ---------------------------------------------------------------------------------------
 
-/**
- * The rule that decides `permission` for `pattern`: the last rule, across `rulesets` in
- * order, whose `permission` and `pattern` globs both match; when none does,
- * `{ permission, pattern: "*", action: "ask" }`.
- *
- * @example
- * ```ts
- * import { Permission } from "@gatehousejs/permission"
- * const rules = Permission.fromConfig({ bash: { "*": "ask", "git status": "allow", "rm *": "deny" } })
- * Permission.evaluate("bash", "git status", rules).action // "allow"
- * Permission.evaluate("bash", "rm -rf /", rules).action // "deny"
- * Permission.evaluate("edit", "a.ts", rules).action // "ask"
- * ```
- * @since 0.0.0
- */
-export const evaluate = (permission: string, pattern: string, ...rulesets: ReadonlyArray<Ruleset>): Rule => {
-  for (let r = rulesets.length - 1; r >= 0; r--) {
-    const ruleset = rulesets[r]!
-    for (let i = ruleset.length - 1; i >= 0; i--) {
-      const rule = ruleset[i]!
-      if (Wildcard.match(permission, rule.permission) && Wildcard.match(pattern, rule.pattern)) return rule
-    }
-  }
-  return { permission, pattern: "*", action: "ask" }
-}
+// The config decoders live in the PermissionConfig module, which loads no Bus, Stream or
+// service code (a one-shot `gatehouse check` reads a config); these names stay here for callers.
+export {
+  ConfigError,
+  type ConfigOptions,
+  decodeConfig,
+  decodeConfigWithPaths,
+  decodeRules,
+  decodeRulesWithPaths,
+  fromConfig
+} from "./PermissionConfig.ts"
 
-/**
- * Options of {@link fromConfig}.
- *
- * @since 0.0.0
- */
-export interface ConfigOptions {
-  /** What `~` and `$HOME` expand to (default: the user's home directory). */
-  readonly home?: string
-}
-
-/**
- * Rules from an opencode-style `permission` block, in the block's key order (so later keys
- * win). A string value is pattern `*`; an object maps patterns to actions; a bare action
- * string is `{ "*": action }`. `~`, `~/`, `$HOME`, `$HOME/` at the start of a pattern
- * expand to the home directory. Throws {@link ConfigError} (naming the offending path)
- * for invalid input; {@link decodeConfig} is the same as an Effect.
- *
- * @example
- * ```ts
- * import { Permission } from "@gatehousejs/permission"
- * Permission.fromConfig({ bash: { "*": "ask", "rm *": "deny" }, edit: "allow" })
- * // [bash * ask, bash "rm *" deny, edit * allow]
- * ```
- * @since 0.0.0
- */
-export const fromConfig = (config: unknown, options?: ConfigOptions): Ruleset => {
-  const result = Config.parse(config, options)
-  if ("invalid" in result) throw new ConfigError(result.invalid)
-  return result.rules
-}
-
-/**
- * {@link fromConfig} with the failure in the error channel.
- *
- * @since 0.0.0
- */
-export const decodeConfig = (config: unknown, options?: ConfigOptions): Effect.Effect<Ruleset, ConfigError> =>
-  Effect.suspend(() => {
-    const result = Config.parse(config, options)
-    return "invalid" in result ? Effect.fail(new ConfigError(result.invalid)) : Effect.succeed(result.rules)
-  })
-
-/**
- * The rulesets concatenated in order (later ones take precedence in {@link evaluate}).
- *
- * @since 0.0.0
- */
-export const merge = (...rulesets: ReadonlyArray<Ruleset>): Ruleset => rulesets.flat()
-
-const EDIT_TOOLS: ReadonlySet<string> = new Set(["edit", "write", "apply_patch", "multiedit"])
-
-/**
- * The tools to hide from the model: a tool is disabled when the last rule whose
- * `permission` matches it (the edit family `edit`, `write`, `apply_patch`, `multiedit`
- * counts as `edit`) is `* deny`. A deny of some patterns only keeps the tool visible.
- *
- * @since 0.0.0
- */
-export const disabled = (tools: Iterable<string>, ruleset: Ruleset): Set<string> => {
-  const out = new Set<string>()
-  for (const tool of tools) {
-    const permission = EDIT_TOOLS.has(tool) ? "edit" : tool
-    let last: Rule | undefined
-    for (let i = ruleset.length - 1; i >= 0; i--) {
-      if (Wildcard.match(permission, ruleset[i]!.permission)) {
-        last = ruleset[i]
-        break
-      }
-    }
-    if (last !== undefined && last.pattern === "*" && last.action === "deny") out.add(tool)
-  }
-  return out
-}
+// Rule evaluation lives in the Schema-free Ruleset module; these names stay here for callers.
+export { disabled, evaluate, merge } from "./Ruleset.ts"
 
 // ---------------------------------------------------------------------------------------
 // Events
@@ -462,7 +383,11 @@ const NEVER_AUTO: ReadonlySet<string> = new Set(["bash_unsandboxed"])
 
 interface Pending {
   readonly info: Request
+  /** The first pattern the rules left to a person: what a rejection names. */
+  readonly asked: string
   readonly ruleset: Ruleset
+  /** `AskInput.exactApprovals`: only exact approvals settle it (also by a later "always"). */
+  readonly exactApprovals: boolean
   readonly deferred: Deferred.Deferred<void, RejectedError | CorrectedError>
 }
 
@@ -473,26 +398,39 @@ interface State {
   closed: boolean
 }
 
-/**
- * The rule that decides one pattern: the configured ruleset, except that a remembered
- * approval turns a configured `ask` into `allow`. A configured deny or allow stands.
- */
-const judge = (permission: string, pattern: string, ruleset: Ruleset, approved: Ruleset): Rule => {
-  const configured = evaluate(permission, pattern, ruleset)
-  if (configured.action !== "ask" || approved.length === 0) return configured
-  const learned = evaluate(permission, pattern, approved)
-  return learned.action === "allow" ? learned : configured
+/** Adds the allow rules of `rules` that `approved` does not hold yet. */
+const sameRule = (a: Rule, b: Rule) =>
+  a.permission === b.permission && a.pattern === b.pattern && (a.literal === true) === (b.literal === true)
+
+const learn = (approved: Array<Rule>, rules: Ruleset) => {
+  for (const rule of rules) {
+    if (rule.action !== "allow") continue
+    if (approved.some((known) => sameRule(known, rule))) continue
+    approved.push(rule)
+  }
 }
 
 const patternsOf = (patterns: ReadonlyArray<string>): ReadonlyArray<string> =>
   patterns.length === 0 ? ["*"] : patterns
 
-/** The rule a user could add to allow this ask: its specific "always" pattern if any. */
-const suggestion = (permission: string, pattern: string, always: ReadonlyArray<string>): Rule => ({
-  permission,
-  pattern: always.find((candidate) => candidate !== "*" && Wildcard.match(pattern, candidate)) ?? pattern,
-  action: "allow"
-})
+/**
+ * Whether a rule for `pattern` would reach far beyond one call: `*`, or every path under
+ * the filesystem root or the home directory (`/*`, `~/*`, `C:/*`).
+ */
+export const isBroadPattern = (pattern: string, home: string = homedir()): boolean => {
+  const base = pattern.replaceAll("\\", "/").replace(/[/*]+$/, "")
+  if (base === "" || base === "~" || base === "$HOME" || /^[A-Za-z]:$/.test(base)) return true
+  return base === home.replaceAll("\\", "/").replace(/\/+$/, "")
+}
+
+/**
+ * The rule a user could add to allow this ask: its specific "always" pattern if any;
+ * none when that rule would allow far more than the call ({@link isBroadPattern}).
+ */
+const suggestion = (permission: string, pattern: string, always: ReadonlyArray<string>): Rule | undefined => {
+  const candidate = always.find((c) => c !== "*" && Wildcard.match(pattern, c)) ?? pattern
+  return isBroadPattern(candidate) ? undefined : { permission, pattern: candidate, action: "allow" }
+}
 
 /**
  * The permission service, with its approval mode. Needs the bus (events), the approval
@@ -523,11 +461,18 @@ export const layerWith = (
             approved: loaded.filter((rule) => rule.action === "allow"),
             closed: false
           }
+          // Approvals given on another server of a group apply here as they arrive.
+          if (store.changes !== undefined) {
+            yield* store.changes(instance.projectID).pipe(
+              Stream.runForEach((rules) => Effect.sync(() => learn(state.approved, rules))),
+              Effect.forkScoped
+            )
+          }
           yield* Effect.addFinalizer(() =>
             Effect.sync(() => {
               state.closed = true
               for (const entry of state.pending.values()) {
-                Deferred.doneUnsafe(entry.deferred, Exit.fail(rejected("disposed", entry.info)))
+                Deferred.doneUnsafe(entry.deferred, Exit.fail(rejected("disposed", entry)))
               }
               state.pending.clear()
             })
@@ -536,12 +481,12 @@ export const layerWith = (
         })
       )
 
-      const rejected = (reason: RejectReason, info: Request) =>
+      const rejected = (reason: RejectReason, entry: Pick<Pending, "info" | "asked">) =>
         new RejectedError({
           reason,
-          requestID: info.id,
-          permission: info.permission,
-          pattern: info.patterns[0] ?? "*"
+          requestID: entry.info.id,
+          permission: entry.info.permission,
+          pattern: entry.asked
         })
 
       const replied = (info: Request, reply: Reply, reason?: RejectReason) =>
@@ -579,7 +524,7 @@ export const layerWith = (
             duration: askTimeout,
             orElse: () =>
               Effect.suspend(() =>
-                settle(state, entry, Exit.fail(rejected("timeout", entry.info)))
+                settle(state, entry, Exit.fail(rejected("timeout", entry)))
                   ? replied(entry.info, "reject", "timeout")
                   : Effect.void
               ).pipe(Effect.andThen(answered))
@@ -593,9 +538,16 @@ export const layerWith = (
         const state = yield* InstanceState.get(states)
         const patterns = patternsOf(input.patterns)
         const deciding: Array<Rule> = []
-        let firstAsked: string | undefined
+        const asking: Array<string> = []
         for (const pattern of patterns) {
-          const rule = judge(input.permission, pattern, input.ruleset, state.approved)
+          const rule = judge(
+            input.permission,
+            pattern,
+            input.ruleset,
+            state.approved,
+            input.subject,
+            input.exactApprovals === true
+          )
           if (rule.action === "deny") {
             return yield* new DeniedError({
               permission: input.permission,
@@ -608,9 +560,10 @@ export const layerWith = (
           }
           if (rule.action === "ask") {
             deciding.push(rule)
-            firstAsked ??= pattern
+            asking.push(pattern)
           }
         }
+        const firstAsked = asking[0]
         if (firstAsked === undefined) return
 
         const info: Request = {
@@ -619,7 +572,13 @@ export const layerWith = (
           permission: input.permission,
           patterns,
           metadata: input.metadata,
-          always: input.always,
+          // A call the caller could not model (or whose effect comes later, such as a write
+          // of a git hook or of gatehouse.json) is approved as what the person saw, never as
+          // a pattern: "always" remembers its exact texts only.
+          always: input.unmodelled === true ? [] : input.always,
+          ...(input.alwaysExact === undefined ? {} : { alwaysExact: input.alwaysExact }),
+          asking,
+          ...(input.subject === undefined ? {} : { subject: input.subject }),
           ...(input.tool === undefined ? {} : { tool: input.tool })
         }
         if (autoApproves(input, deciding)) {
@@ -627,23 +586,30 @@ export const layerWith = (
           return
         }
         if (!interactive) {
+          const suggested =
+            input.unmodelled === true ? undefined : suggestion(info.permission, firstAsked, info.always)
           return yield* new RejectedError({
             reason: "headless",
             requestID: info.id,
             permission: info.permission,
             pattern: firstAsked,
-            ...(input.unmodelled === true
-              ? { unmodelled: true }
-              : { suggestion: suggestion(info.permission, firstAsked, info.always) })
+            ...(input.unmodelled === true ? { unmodelled: true } : {}),
+            ...(suggested === undefined ? {} : { suggestion: suggested })
           })
         }
         return yield* Effect.uninterruptibleMask((restore) =>
           Effect.suspend(() => {
-            if (state.closed) return Effect.fail(rejected("disposed", info))
+            if (state.closed) return Effect.fail(rejected("disposed", { info, asked: firstAsked }))
             if (state.pending.has(info.id)) {
               return Effect.die(new globalThis.Error(`permission request ${info.id} is already pending`))
             }
-            const entry: Pending = { info, ruleset: input.ruleset, deferred: Deferred.makeUnsafe() }
+            const entry: Pending = {
+              info,
+              asked: firstAsked,
+              ruleset: input.ruleset,
+              exactApprovals: input.exactApprovals === true,
+              deferred: Deferred.makeUnsafe()
+            }
             state.pending.set(info.id, entry)
             return restore(bus.publish(Event.Asked, info).pipe(Effect.andThen(wait(state, entry)))).pipe(
               Effect.ensuring(
@@ -671,36 +637,44 @@ export const layerWith = (
         )
         if (input.reply === "reject") {
           const feedback = input.message?.trim()
-          settle(
-            state,
-            target,
-            Exit.fail(
-              feedback
-                ? new CorrectedError({ feedback: input.message!, requestID: info.id })
-                : rejected("user", info)
-            )
-          )
-          for (const entry of others) {
-            if (settle(state, entry, Exit.fail(rejected("user", entry.info))))
-              events.push([entry.info, "reject"])
+          if (feedback) {
+            // A correction: this call fails with the person's words and the turn goes on,
+            // so the session's other asks stay for the person to answer.
+            settle(state, target, Exit.fail(new CorrectedError({ feedback, requestID: info.id })))
+          } else {
+            settle(state, target, Exit.fail(rejected("user", target)))
+            for (const entry of others) {
+              if (settle(state, entry, Exit.fail(rejected("user", entry))))
+                events.push([entry.info, "reject"])
+            }
           }
         } else {
           settle(state, target, Exit.void)
           if (input.reply === "always") {
-            learned = info.always
-              .map((pattern): Rule => ({ permission: info.permission, pattern, action: "allow" }))
-              .filter(
-                (rule, index, all) =>
-                  all.findIndex((other) => other.pattern === rule.pattern) === index &&
-                  !state.approved.some(
-                    (known) => known.permission === rule.permission && known.pattern === rule.pattern
-                  )
+            learned = [
+              ...info.always.map(
+                (pattern): Rule => ({ permission: info.permission, pattern, action: "allow" })
+              ),
+              ...(info.alwaysExact ?? []).map(
+                (pattern): Rule => ({ permission: info.permission, pattern, action: "allow", literal: true })
               )
+            ].filter(
+              (rule, index, all) =>
+                all.findIndex((other) => sameRule(other, rule)) === index &&
+                !state.approved.some((known) => sameRule(known, rule))
+            )
             state.approved.push(...learned)
             for (const entry of others) {
               const allowed = entry.info.patterns.every(
                 (pattern) =>
-                  judge(entry.info.permission, pattern, entry.ruleset, state.approved).action === "allow"
+                  judge(
+                    entry.info.permission,
+                    pattern,
+                    entry.ruleset,
+                    state.approved,
+                    entry.info.subject,
+                    entry.exactApprovals
+                  ).action === "allow"
               )
               if (allowed && settle(state, entry, Exit.void)) events.push([entry.info, "always"])
             }
@@ -728,7 +702,7 @@ export const layerWith = (
         const cancelled: Array<Request> = []
         for (const entry of [...state.pending.values()]) {
           if (entry.info.sessionID !== sessionID) continue
-          if (settle(state, entry, Exit.fail(rejected("session-cancelled", entry.info)))) {
+          if (settle(state, entry, Exit.fail(rejected("session-cancelled", entry)))) {
             cancelled.push(entry.info)
           }
         }

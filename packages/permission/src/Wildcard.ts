@@ -64,14 +64,13 @@ const findSegment = (
   start: number,
   end: number,
   pattern: string,
-  from: number,
-  to: number,
-  literal: boolean,
+  piece: Piece,
   ignoreCase: boolean
 ): number => {
+  const { from, to } = piece
   const length = to - from
-  if (literal && !ignoreCase) {
-    const at = input.indexOf(pattern.slice(from, to), start)
+  if (piece.literal && !ignoreCase) {
+    const at = input.indexOf(piece.text, start)
     return at !== -1 && at + length <= end ? at : -1
   }
   for (let at = start; at + length <= end; at++) {
@@ -80,37 +79,134 @@ const findSegment = (
   return -1
 }
 
-/** Does `pattern[0, to)`, with `*` and `?`, match the whole `input`? */
-const matchRange = (input: string, pattern: string, to: number, ignoreCase: boolean): boolean => {
+/** A run of `pattern` without stars: `[from, to)`, its `text`, and whether it has no `?`. */
+interface Piece {
+  readonly from: number
+  readonly to: number
+  readonly text: string
+  readonly literal: boolean
+}
+
+const piece = (pattern: string, from: number, to: number): Piece => {
+  const text = pattern.slice(from, to)
+  return { from, to, text, literal: !text.includes("?") }
+}
+
+/** `pattern[0, to)` cut at its stars: what must start the input, end it, and lie between. */
+interface Plan {
+  readonly length: number
+  /** No star: the input is `head`, with nothing else. */
+  readonly starless: boolean
+  readonly head: Piece
+  readonly tail: Piece
+  readonly middle: ReadonlyArray<Piece>
+}
+
+const plan = (pattern: string, to: number): Plan => {
   const firstStar = pattern.indexOf("*")
   if (firstStar === -1 || firstStar >= to) {
-    return input.length === to && segmentAt(input, 0, pattern, 0, to, ignoreCase)
+    const head = piece(pattern, 0, to)
+    return { length: to, starless: true, head, tail: piece(pattern, to, to), middle: [] }
   }
   const lastStar = pattern.lastIndexOf("*", to - 1)
-  const headLength = firstStar
-  const tailLength = to - lastStar - 1
-  if (input.length < headLength + tailLength) return false
-  if (!segmentAt(input, 0, pattern, 0, firstStar, ignoreCase)) return false
-  const end = input.length - tailLength
-  if (!segmentAt(input, end, pattern, lastStar + 1, to, ignoreCase)) return false
-  // Every piece between the first and the last star, placed leftmost in turn.
-  let position = headLength
+  const middle: Array<Piece> = []
   let from = firstStar + 1
   while (from <= lastStar) {
     let stop = from
-    let literal = true
-    while (stop < lastStar && pattern.charCodeAt(stop) !== STAR) {
-      if (pattern.charCodeAt(stop) === QUESTION) literal = false
-      stop++
-    }
-    if (stop > from) {
-      const at = findSegment(input, position, end, pattern, from, stop, literal, ignoreCase)
-      if (at === -1) return false
-      position = at + (stop - from)
-    }
+    while (stop < lastStar && pattern.charCodeAt(stop) !== STAR) stop++
+    if (stop > from) middle.push(piece(pattern, from, stop))
     from = stop + 1
   }
+  return {
+    length: to,
+    starless: false,
+    head: piece(pattern, 0, firstStar),
+    tail: piece(pattern, lastStar + 1, to),
+    middle
+  }
+}
+
+const fits = (input: string, at: number, pattern: string, part: Piece, ignoreCase: boolean): boolean =>
+  part.literal && !ignoreCase
+    ? input.startsWith(part.text, at)
+    : segmentAt(input, at, pattern, part.from, part.to, ignoreCase)
+
+/** Does the planned pattern match the whole `input`? */
+const matchPlan = (input: string, pattern: string, planned: Plan, ignoreCase: boolean): boolean => {
+  const { head, tail } = planned
+  if (planned.starless) return input.length === planned.length && fits(input, 0, pattern, head, ignoreCase)
+  const headLength = head.to
+  const tailLength = tail.to - tail.from
+  if (input.length < headLength + tailLength) return false
+  if (!fits(input, 0, pattern, head, ignoreCase)) return false
+  const end = input.length - tailLength
+  if (!fits(input, end, pattern, tail, ignoreCase)) return false
+  // Every piece between the first and the last star, placed leftmost in turn.
+  let position = headLength
+  for (const part of planned.middle) {
+    const at = findSegment(input, position, end, pattern, part, ignoreCase)
+    if (at === -1) return false
+    position = at + (part.to - part.from)
+  }
   return true
+}
+
+/**
+ * A pattern cut once at its stars, to match many inputs; see {@link compile}.
+ *
+ * @since 0.1.0
+ */
+export interface Matcher {
+  /** The pattern as written. */
+  readonly pattern: string
+  /** The one (normalised) input the pattern matches, when it is plain text compared exactly. */
+  readonly exact: string | undefined
+  /** Whether `input` matches the pattern in full (the same answer as {@link match}). */
+  readonly matches: (input: string) => boolean
+  /** {@link Matcher.matches} for an input already passed through {@link normalize}. */
+  readonly matchesNormalized: (input: string) => boolean
+}
+
+/**
+ * The input as the matcher compares it: backslashes turned into `/`.
+ *
+ * @since 0.1.0
+ */
+export const normalize = (input: string): string =>
+  input.includes("\\") ? input.replaceAll("\\", "/") : input
+
+/**
+ * `pattern` prepared once for many {@link match} calls: the same answers, without cutting the
+ * pattern at its stars again for every input.
+ *
+ * @example
+ * ```ts
+ * import { Wildcard } from "@gatehousejs/permission"
+ * const gitLog = Wildcard.compile("git log *")
+ * gitLog.matches("git log --oneline") // true
+ * gitLog.matches("git push") // false
+ * ```
+ * @since 0.1.0
+ */
+export const compile = (pattern: string, options?: Options): Matcher => {
+  const ignoreCase = options?.ignoreCase ?? DEFAULT_IGNORE_CASE
+  const text = normalize(pattern)
+  const length = text.length
+  const whole = plan(text, length)
+  // `"ls *"` also matches plain `ls`.
+  const bare =
+    length >= 2 && text.charCodeAt(length - 1) === STAR && text.charCodeAt(length - 2) === 32
+      ? plan(text, length - 2)
+      : undefined
+  const exact = whole.starless && !ignoreCase && whole.head.literal ? text : undefined
+  let matchesNormalized: (input: string) => boolean
+  if (exact !== undefined) matchesNormalized = (input) => input === exact
+  else if (length === 1 && !whole.starless) matchesNormalized = () => true
+  else if (bare === undefined) matchesNormalized = (input) => matchPlan(input, text, whole, ignoreCase)
+  else
+    matchesNormalized = (input) =>
+      matchPlan(input, text, whole, ignoreCase) || matchPlan(input, text, bare, ignoreCase)
+  return { pattern, exact, matches: (input) => matchesNormalized(normalize(input)), matchesNormalized }
 }
 
 /**
@@ -126,20 +222,8 @@ const matchRange = (input: string, pattern: string, to: number, ignoreCase: bool
  * ```
  * @since 0.0.0
  */
-export const match = (input: string, pattern: string, options?: Options): boolean => {
-  const ignoreCase = options?.ignoreCase ?? DEFAULT_IGNORE_CASE
-  if (input.includes("\\")) input = input.replaceAll("\\", "/")
-  if (pattern.includes("\\")) pattern = pattern.replaceAll("\\", "/")
-  const length = pattern.length
-  if (matchRange(input, pattern, length, ignoreCase)) return true
-  // `"ls *"` also matches plain `ls`.
-  return (
-    length >= 2 &&
-    pattern.charCodeAt(length - 1) === STAR &&
-    pattern.charCodeAt(length - 2) === 32 &&
-    matchRange(input, pattern, length - 2, ignoreCase)
-  )
-}
+export const match = (input: string, pattern: string, options?: Options): boolean =>
+  compile(pattern, options).matches(input)
 
 /**
  * Whether `pattern` contains anything but literal text (`*`, `?` or a backslash), i.e.

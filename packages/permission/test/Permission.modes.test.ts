@@ -77,6 +77,7 @@ describe("mode auto", () => {
           patterns: ["ls"],
           metadata: { cmd: "ls" },
           always: [],
+          asking: ["ls"],
           mode: "auto"
         })
         assert.deepStrictEqual(asked, [])

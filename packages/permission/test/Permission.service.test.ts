@@ -3,12 +3,14 @@ import * as Bus from "@gatehousejs/core/Bus"
 import * as Instance from "@gatehousejs/core/Instance"
 import * as ApprovalStore from "@gatehousejs/permission/ApprovalStore"
 import * as Permission from "@gatehousejs/permission/Permission"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Latch from "effect/Latch"
 import * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
 import * as TestClock from "effect/testing/TestClock"
 import { collect, input, pending, rule, tempDir, until } from "./support.ts"
 
@@ -125,6 +127,7 @@ describe("Permission.ask", () => {
             patterns: ["ls"],
             metadata: { cmd: "ls" },
             always: ["ls"],
+            asking: ["ls"],
             tool: { messageID: "msg_test", callID: "call_test" }
           }
         )
@@ -297,9 +300,8 @@ describe("Permission.reply", () => {
           permission.ask(input({ id: "per_other", sessionID: "session_b" }))
         )
         yield* pending(3)
-        yield* permission.reply({ requestID: "per_test4a", reply: "reject", message: "no" })
-        assert.strictEqual(failure(yield* Fiber.await(a))._tag, "PermissionCorrectedError")
-        // The cascade is a plain rejection, never the feedback meant for another call.
+        yield* permission.reply({ requestID: "per_test4a", reply: "reject" })
+        assert.strictEqual(failure(yield* Fiber.await(a))._tag, "PermissionRejectedError")
         assert.strictEqual(failure(yield* Fiber.await(b))._tag, "PermissionRejectedError")
         assert.deepStrictEqual(
           (yield* permission.list()).map((request) => request.id),
@@ -547,5 +549,55 @@ describe("Permission instances and sessions", () => {
         )
       })
     )
+  )
+})
+
+describe("Permission with a store other processes write to (ApprovalStore.changes)", () => {
+  it.effect(
+    "an approval remembered elsewhere applies to the next ask here; a configured deny still wins",
+    () =>
+      Effect.gen(function* () {
+        const arrived = yield* Deferred.make<ReadonlyArray<Permission.Rule>>()
+        const applied = yield* Deferred.make<void>()
+        // The stream pulls its second element only once the first has been handled.
+        const changes = Stream.fromEffect(Deferred.await(arrived)).pipe(
+          Stream.concat(Stream.fromEffect(Deferred.succeed(applied, undefined)).pipe(Stream.drain)),
+          Stream.concat(Stream.never)
+        )
+        const Shared = Layer.succeed(
+          ApprovalStore.Service,
+          ApprovalStore.Service.of({
+            load: () => Effect.succeed([]),
+            append: () => Effect.void,
+            changes: () => changes
+          })
+        )
+        const layer = Permission.layer.pipe(
+          Layer.provideMerge(Layer.mergeAll(Bus.layer, Shared)),
+          Layer.provideMerge(Instance.layer)
+        )
+        yield* run(
+          () =>
+            Effect.gen(function* () {
+              const permission = yield* Permission.Service
+              const waiting = yield* Effect.forkChild(permission.ask(input({ id: "per_before" })))
+              yield* pending(1)
+              yield* Deferred.succeed(arrived, [rule("bash", "ls", "allow"), rule("bash", "rm *", "allow")])
+              yield* Deferred.await(applied)
+              // The next ask passes at once; what already waited is its server's to settle.
+              yield* permission.ask(input({ sessionID: "session_other" }))
+              assert.isUndefined(waiting.pollUnsafe())
+              const denied = yield* Effect.flip(
+                permission.ask(input({ patterns: ["rm -rf x"], ruleset: [rule("bash", "rm *", "deny")] }))
+              )
+              assert.instanceOf(denied, Permission.DeniedError)
+              assert.deepStrictEqual(
+                (yield* permission.list()).map((request) => request.id),
+                ["per_before"]
+              )
+            }),
+          layer
+        )
+      })
   )
 })

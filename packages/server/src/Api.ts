@@ -29,7 +29,13 @@ import * as EventStream from "./EventStream.ts"
  */
 export class NotFoundError extends Schema.TaggedError<NotFoundError>()(
   "NotFoundError",
-  { kind: Schema.Literals(["session", "permission"]), id: Schema.String, message: Schema.String },
+  {
+    kind: Schema.Literals(["session", "permission"]),
+    id: Schema.String,
+    message: Schema.String,
+    /** For a session held by another server of the group: that server's URL. */
+    owner: Schema.optionalKey(Schema.String)
+  },
   { httpApiStatus: 404 }
 ) {}
 

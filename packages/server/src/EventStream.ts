@@ -13,7 +13,9 @@
  * An SSE `id:` is `<run>-<event id>`: `<run>` is drawn when the layer starts (one per server
  * run), `<event id>` is the envelope's `id`. A `Last-Event-ID` from another run (the server
  * restarted) or without a run gets `server.resync` with reason `unknown-id`, never the new
- * run's events as if they followed it.
+ * run's events as if they followed it. Servers that share one event stream (a group over
+ * Redis, whose ids are the stream's and never repeat) share one `<run>` (`Options.run`), so a
+ * client resumes on any of them.
  *
  * @since 0.0.0
  */
@@ -98,6 +100,11 @@ export interface Options {
   readonly heartbeat?: Duration.Input
   /** Most clients connected at once (default 64); `full` says when a new one must be refused. */
   readonly maxClients?: number
+  /**
+   * The prefix of every SSE id (default: drawn when the layer starts). Only for buses whose
+   * ids are never reused under it, such as servers sharing one stream.
+   */
+  readonly run?: string
 }
 
 /**
@@ -263,7 +270,7 @@ export const layerWith = (
       const maxClients = Math.max(1, options.maxClients ?? 64)
 
       // This run's id prefix: an id from before a restart names no event of this run.
-      const run = randomBytes(6).toString("hex")
+      const run = options.run ?? randomBytes(6).toString("hex")
       const clients = new Set<Client>()
       const replay: Replay = { ids: [], frames: [], start: 0, bytes: 0 }
       let lastEventId = 0

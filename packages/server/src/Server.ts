@@ -102,7 +102,7 @@ const EventHandlers = HttpApiBuilder.group(Api.Api, "event", (handlers) =>
                 type: "about:blank",
                 title: "Too Many Requests",
                 status: 429,
-                detail: `${events.maxClients} event stream clients are connected, the most this server serves at once: close one, or start the server with a higher limit.`
+                detail: `${events.maxClients} event stream clients are connected, the most this server serves at once: close one, or start the server with a higher limit (gatehouse serve --max-clients N; EventStream's maxClients).`
               },
               { status: 429, contentType: "application/problem+json", headers: { "retry-after": "5" } }
             )
@@ -141,8 +141,34 @@ const PermissionHandlers = HttpApiBuilder.group(Api.Api, "permission", (handlers
   })
 )
 
+/**
+ * Where a session this server does not hold lives: for servers of a group on different
+ * machines (each keeps the sessions of the turns it ran). A 404 for such a session names the
+ * server that holds it (`owner`). Absent on a server alone.
+ *
+ * @since 0.0.0
+ */
+export class SessionOwner extends Context.Service<
+  SessionOwner,
+  { readonly locate: (sessionID: string) => Effect.Effect<string | undefined> }
+>()("@gatehousejs/server/Server/SessionOwner") {}
+
 const sessionNotFound = (sessionID: string) => (error: { readonly message: string }) =>
-  Effect.fail(new Api.NotFoundError({ kind: "session", id: sessionID, message: error.message }))
+  Effect.flatMap(Effect.serviceOption(SessionOwner), (owner) =>
+    Effect.flatMap(owner._tag === "Some" ? owner.value.locate(sessionID) : Effect.succeed(undefined), (url) =>
+      Effect.fail(
+        new Api.NotFoundError({
+          kind: "session",
+          id: sessionID,
+          message:
+            url === undefined
+              ? error.message
+              : `${error.message} It is held by ${url} (same group): ask there.`,
+          ...(url === undefined ? {} : { owner: url })
+        })
+      )
+    )
+  )
 
 const busyError = (sessionID: string) =>
   new Api.BusyError({

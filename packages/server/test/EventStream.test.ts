@@ -113,6 +113,23 @@ describe("EventStream", () => {
     }).pipe(Effect.scoped, Effect.provide(setup()))
   )
 
+  it.effect("a shared run (Options.run) prefixes every id, and a resume with it replays", () =>
+    Effect.gen(function* () {
+      yield* publish(1, 4)
+      yield* settle(4)
+      assert.strictEqual((yield* (yield* EventStream.Service).stats).run, "group7")
+      const client = yield* open("group7-2", { raw: true })
+      const frames = yield* client.until(3)
+      assert.deepStrictEqual(
+        frames.slice(1).map((f) => [f.rawId, f.id]),
+        [
+          ["group7-3", "3"],
+          ["group7-4", "4"]
+        ]
+      )
+    }).pipe(Effect.scoped, Effect.provide(setup({ run: "group7" })))
+  )
+
   it.effect("a Last-Event-ID older than the buffer gets server.resync instead of a silent gap", () =>
     Effect.gen(function* () {
       yield* publish(1, 20)

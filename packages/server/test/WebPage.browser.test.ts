@@ -3,6 +3,8 @@ import { mkdirSync } from "node:fs"
 import * as NodePath from "node:path"
 import { fileURLToPath } from "node:url"
 import { assert, layer } from "@effect/vitest"
+import * as Bus from "@gatehousejs/core/Bus"
+import * as BusEvent from "@gatehousejs/core/BusEvent"
 import * as Instance from "@gatehousejs/core/Instance"
 import * as Permission from "@gatehousejs/permission/Permission"
 import * as EventStream from "@gatehousejs/server/EventStream"
@@ -10,11 +12,23 @@ import * as Server from "@gatehousejs/server/Server"
 import * as SessionStatus from "@gatehousejs/session/SessionStatus"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
+import * as Schema from "effect/Schema"
 import { browser } from "./chromium.ts"
 import { stack, tempProject } from "./harness.ts"
 
 const ARTIFACTS = fileURLToPath(new URL("../../../test-artifacts/", import.meta.url))
 const directory = tempProject()
+
+// What @gatehousejs/redis publishes when an ask's server dies (the server package cannot import it).
+const Withdrawn = BusEvent.define(
+  "permission.withdrawn",
+  Schema.Struct({
+    sessionID: Schema.String,
+    requestID: Schema.String,
+    reason: Schema.String,
+    server: Schema.String
+  })
+)
 
 const script = {
   turns: [
@@ -241,6 +255,24 @@ layer(stack({ directory, script, events: { replayEvents: 5 } }), { excludeTestSe
           assert.strictEqual(yield* Effect.promise(() => article("kept-ask").count()), 1)
           yield* permission.reply({ requestID: "per_web_kept", reply: "reject" }).pipe(inProject)
           yield* Fiber.join(kept)
+
+          // A group's permission.withdrawn (its server died) takes the ask off the page at once.
+          const withdrawnAsk = yield* ask("per_web_withdrawn", "echo withdrawn-ask")
+          yield* Effect.promise(() => article("withdrawn-ask").waitFor())
+          const bus = yield* Bus.Service
+          yield* bus
+            .publish(Withdrawn, {
+              sessionID: created.id,
+              requestID: "per_web_withdrawn",
+              reason: "server-lost",
+              server: "gone"
+            })
+            .pipe(inProject)
+          yield* Effect.promise(() =>
+            article("withdrawn-ask").waitFor({ state: "detached", timeout: 10_000 })
+          )
+          yield* permission.reply({ requestID: "per_web_withdrawn", reply: "reject" }).pipe(inProject)
+          yield* Fiber.join(withdrawnAsk)
         }),
       60_000
     )

@@ -1,8 +1,8 @@
 // Streaming text through the processor: 1 000 000 text deltas into one assistant message
-// (memory store, one bus subscriber draining every event), against a bare
-// `Stream.runForEach` that only appends the same deltas to a string, in the same run.
-// Peak RSS is sampled during each processor run and compared with the message text size.
-import { spawnSync } from "node:child_process"
+// (memory store, one bus subscriber draining every event), against a `for...of` loop over the
+// same parts that appends the deltas to a string, alternated in one run; both must end with
+// text of the same length. Goals: >= 0.25x the loop, >= 100 000 deltas/s; peak RSS growth
+// is sampled through every run.
 import * as Bus from "@gatehousejs/core/Bus"
 import * as Identifier from "@gatehousejs/core/Identifier"
 import * as Instance from "@gatehousejs/core/Instance"
@@ -11,15 +11,14 @@ import * as Message from "@gatehousejs/session/Message"
 import * as SessionProcessor from "@gatehousejs/session/SessionProcessor"
 import * as SessionStatus from "@gatehousejs/session/SessionStatus"
 import * as SessionStore from "@gatehousejs/session/SessionStore"
+import * as Response from "effect/ai/Response"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
-import * as Response from "effect/ai/Response"
-import { median, mib, report, timeRuns } from "../../../scripts/bench-kit.ts"
+import { compare, medianOf, mib, reportComparisons } from "../../../scripts/bench-kit.ts"
 
 const DELTAS = 1_000_000
-const RUNS = 3
 const DIR = "/tmp/gatehouse-bench-session"
 
 const deltaText = (i: number) => (i % 10 === 9 ? "token\n" : "token ")
@@ -38,18 +37,12 @@ function* parts(): Generator<Response.AnyPart> {
   })
 }
 
-const bare = () => {
+const forOfLoop = async () => {
   let text = ""
-  return Effect.runPromise(
-    Stream.fromIterable(parts()).pipe(
-      Stream.runForEach((part) =>
-        Effect.sync(() => {
-          if (part.type === "text-delta") text += part.delta
-        })
-      ),
-      Effect.map(() => text.length)
-    )
-  )
+  for (const part of parts()) {
+    if (part.type === "text-delta") text += part.delta
+  }
+  return text.length
 }
 
 const Live = SessionProcessor.layer.pipe(
@@ -58,7 +51,6 @@ const Live = SessionProcessor.layer.pipe(
 )
 
 let delivered = 0
-let textLength = 0
 
 const processor = () =>
   Effect.runPromise(
@@ -100,67 +92,37 @@ const processor = () =>
       delivered = received
       const message = yield* store.message("ses_b", assistant.id)
       const text = message!.parts.find((p) => p.type === "text") as Message.TextPart
-      textLength = text.text.length
+      return text.text.length
     }).pipe(Effect.scoped, Instance.provide(DIR), Effect.provide(Live))
   )
 
-// Peak RSS of one run of `mode` in a fresh process (so earlier runs have not grown the heap),
-// sampled every 20 ms, against the RSS just before the run.
-const MODES = { bare, processor } as const
-if (process.argv[2] === "--mem") {
-  const run = MODES[process.argv[3] as keyof typeof MODES]
-  globalThis.gc?.()
-  const before = process.memoryUsage().rss
-  let peak = before
-  const timer = setInterval(() => {
-    peak = Math.max(peak, process.memoryUsage().rss)
-  }, 20)
-  await run()
-  clearInterval(timer)
-  peak = Math.max(peak, process.memoryUsage().rss)
-  console.log(JSON.stringify({ before, peak, textLength }))
-  process.exit(0)
-}
-const peakRss = (mode: keyof typeof MODES) => {
-  const child = spawnSync(process.execPath, ["--expose-gc", import.meta.filename, "--mem", mode], {
-    encoding: "utf8"
-  })
-  const lines = child.stdout.trim().split("\n")
-  return JSON.parse(lines[lines.length - 1]!) as { before: number; peak: number; textLength: number }
-}
-
-const bareMem = peakRss("bare")
-const processorMem = peakRss("processor")
-const bareMs = median(await timeRuns(RUNS, bare))
-const processorMs = median(await timeRuns(RUNS, processor))
-
 const rate = (ms: number) => Math.round(DELTAS / (ms / 1000))
-const ratio = rate(processorMs) / rate(bareMs)
-const textMiB = mib(processorMem.textLength * 2)
-report(
-  "session-processor-deltas",
-  [
+const comparison = await compare({
+  case: `${DELTAS} text deltas`,
+  subject: { name: "SessionProcessor (memory store, 1 bus subscriber)", run: processor },
+  baseline: { name: "for...of loop + string append", run: forOfLoop },
+  rounds: 5,
+  warmup: 1,
+  sampleRss: true,
+  goals: [
+    { text: "processor >= 0.25x a for...of loop", judge: "speed", atLeast: 0.25 },
     {
-      case: "bare Stream.runForEach + string append",
-      "deltas/s": rate(bareMs),
-      "median ms": Math.round(bareMs),
-      "peak RSS growth MiB": mib(bareMem.peak - bareMem.before)
-    },
-    {
-      case: "SessionProcessor (memory store, 1 bus subscriber)",
-      "deltas/s": rate(processorMs),
-      "median ms": Math.round(processorMs),
-      "peak RSS growth MiB": mib(processorMem.peak - processorMem.before)
+      text: "processor >= 100 000 deltas/s",
+      judge: "subject",
+      atLeast: 100_000,
+      unit: "/s",
+      metric: (run) => rate(run.ms)
     }
-  ],
-  {
+  ]
+})
+reportComparisons("session-processor-deltas", [comparison], {
+  summary: {
     deltas: DELTAS,
-    runs: RUNS,
+    "peak RSS growth MiB (median: processor / loop)": [
+      medianOf(comparison.subject, (run) => mib(run.rssGrowth)),
+      medianOf(comparison.baseline, (run) => mib(run.rssGrowth))
+    ],
     "bus events delivered to the subscriber (last run)": delivered,
-    "message text (UTF-16 MiB)": textMiB,
-    "target: >= 100 000 deltas/s":
-      rate(processorMs) >= 100_000 ? `met (${rate(processorMs)})` : `MISSED (${rate(processorMs)})`,
-    "target: >= 0.25x the bare loop":
-      ratio >= 0.25 ? `met (${ratio.toFixed(3)}x)` : `MISSED (${ratio.toFixed(3)}x)`
+    "message text (UTF-16 MiB)": mib(comparison.subject[0]!.result * 2)
   }
-)
+})

@@ -35,7 +35,6 @@
  *
  * @since 0.0.0
  */
-import * as NodeFs from "node:fs/promises"
 import * as Bus from "@gatehousejs/core/Bus"
 import * as Identifier from "@gatehousejs/core/Identifier"
 import * as Instance from "@gatehousejs/core/Instance"
@@ -49,7 +48,8 @@ import type * as Scope from "effect/Scope"
 import * as Semaphore from "effect/Semaphore"
 import * as FileChanges from "./FileChanges.ts"
 import * as Storage from "./internal/checkpointStorage.ts"
-import { missingAncestors, resolveReal } from "./internal/paths.ts"
+import { stateBefore } from "./internal/fileState.ts"
+import { resolveReal } from "./internal/paths.ts"
 import { restoreAll } from "./internal/restore.ts"
 import * as Message from "./Message.ts"
 import * as Session from "./Session.ts"
@@ -333,21 +333,13 @@ export const layer: Layer.Layer<Service, never, SessionStore.Service | Bus.Servi
 
       const serial = yield* Semaphore.make(1)
       const stateOfFile = (change: FileChanges.Change) =>
-        Effect.promise(async (): Promise<FileState> => {
-          const stat = await NodeFs.stat(change.path).catch(() => undefined)
-          // A tool that left out the current text still gets it recorded, from the file.
-          const content =
-            change.action === "create"
-              ? null
-              : (change.before ?? (await NodeFs.readFile(change.path, "utf8").catch(() => null)))
-          const createdDirectories = content === null ? await missingAncestors(change.path, root) : []
-          return {
-            path: change.path,
-            relative: change.relative,
-            content,
-            ...(stat === undefined ? {} : { mode: stat.mode & 0o7777 }),
-            ...(createdDirectories.length > 0 ? { createdDirectories } : {})
-          }
+        Effect.tryPromise({
+          try: () => stateBefore(change, root),
+          catch: (cause) =>
+            new FileChanges.RecordError({
+              path: change.relative,
+              reason: `it could not be read as it was before the change: ${(cause as Error).message}`
+            })
         })
       const changes: FileChanges.Interface = {
         declare: (declared) =>

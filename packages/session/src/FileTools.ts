@@ -3,8 +3,9 @@
  * `edit` (replace a string in a file), as `effect/ai` tools.
  *
  * Each asks before it acts: `external_directory` (pattern `<dir>/*`) for a path outside
- * the project, then `read` (for `read`) or `edit` (for `write` and `edit`) with the
- * project-relative path as pattern, so `"edit": { "src/*": "allow", ".git/*": "deny" }`
+ * the project (not for `read` of a spill file, in the directory of `Truncate.Service`,
+ * where a truncation hint sends the model), then `read` (for `read`) or `edit` (for
+ * `write` and `edit`) with the project-relative path as pattern, so `"edit": { "src/*": "allow", ".git/*": "deny" }`
  * and `"read": { "*.env": "ask" }` govern them. Paths are resolved through symlinks
  * (also those on the way to a file that does not exist yet) before they are judged, and
  * files are written at the resolved path, never through a symlink.
@@ -39,7 +40,15 @@ import * as Schema from "effect/Schema"
 import * as FileChanges from "./FileChanges.ts"
 import { unified } from "./internal/diff.ts"
 import * as FileAccess from "./internal/fileAccess.ts"
-import { bounded, fileError, gate, type Location, locate, toFailure } from "./internal/fileAccess.ts"
+import {
+  bounded,
+  fileError,
+  gate,
+  isSpilled,
+  type Location,
+  locate,
+  toFailure
+} from "./internal/fileAccess.ts"
 import * as FileRead from "./internal/fileRead.ts"
 import { replace, writeAll } from "./internal/fileWrite.ts"
 import { MOVED, withDirectory } from "./internal/pinnedDirectory.ts"
@@ -178,18 +187,20 @@ type Current =
 const current = (where: Location) =>
   Effect.tryPromise({
     try: async (): Promise<Current> => {
-      const found = await NodeFs.stat(where.absolute).catch((cause: NodeJS.ErrnoException) => {
+      const opened = await FileRead.openRegular(where.absolute).catch((cause: NodeJS.ErrnoException) => {
         if (cause.code === "ENOENT") return undefined
         throw cause
       })
-      if (found === undefined) return { exists: false }
+      if (opened === undefined) return { exists: false }
+      const { handle, stat } = opened
       const tooLarge = () =>
         new Error(
           `it is larger than the ${FileRead.mib(MAX_EDIT_BYTES)} write and edit handle; change it with bash instead`
         )
-      if (found.isFile() && found.size > MAX_EDIT_BYTES) throw tooLarge()
-      const { handle, stat } = await FileRead.openRegular(where.absolute)
-      const bytes = await FileRead.readAtMost(handle, MAX_EDIT_BYTES).finally(() => handle.close())
+      const bytes = await (stat.size > MAX_EDIT_BYTES
+        ? Promise.resolve(undefined)
+        : FileRead.readAtMost(handle, MAX_EDIT_BYTES)
+      ).finally(() => handle.close())
       if (bytes === undefined) throw tooLarge()
       if (bytes.includes(0))
         throw new Error("it is a binary file; only text files can be changed with this tool")
@@ -333,7 +344,8 @@ export const handlers = toolkit.toLayer(
       read: ({ filePath, offset, limit }) =>
         Effect.gen(function* () {
           const where = yield* locate(filePath)
-          yield* gate(permission, "read", "read", where, NodePath.dirname(where.absolute))
+          const spilled = !where.inside && (yield* isSpilled(truncate, where))
+          yield* gate(permission, "read", "read", where, NodePath.dirname(where.absolute), {}, spilled)
           const first = Math.max(1, offset ?? 1)
           const take = Math.max(0, limit ?? Truncate.MAX_LINES)
           const found = yield* Effect.tryPromise({

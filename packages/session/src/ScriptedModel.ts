@@ -116,13 +116,25 @@ export const UserStep = Schema.Union([
 export type UserStep = typeof UserStep.Type
 
 /**
- * A whole script: the model's turns, and optionally the user's steps.
+ * A correction the scripted person makes when `command` is asked about without a person at
+ * the terminal (`gatehouse demo --yes`): the ask is rejected with `feedback`, and the
+ * script's next turn is the model acting on it.
+ *
+ * @since 0.0.0
+ */
+export const Correction = Schema.Struct({ command: Schema.String, feedback: Schema.String })
+/** @since 0.0.0 */
+export type Correction = typeof Correction.Type
+
+/**
+ * A whole script: the model's turns, and optionally the user's steps and corrections.
  *
  * @since 0.0.0
  */
 export const Script = Schema.Struct({
   turns: Schema.Array(Turn),
-  user: Schema.optional(Schema.Array(UserStep))
+  user: Schema.optional(Schema.Array(UserStep)),
+  corrections: Schema.optional(Schema.Array(Correction))
 })
 /** @since 0.0.0 */
 export type Script = typeof Script.Type

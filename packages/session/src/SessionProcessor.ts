@@ -11,11 +11,13 @@
  * It answers what the loop should do next:
  * - `compact`: the context window is full (usage at or past `usableInput`, or the
  *   provider said so); the stream is cut right after the `finish` that showed it.
- * - `stop`: a person rejected a tool's permission ask (`PermissionRejectedError`,
- *   `PermissionCorrectedError`; the stream still drains so parallel calls settle), or
+ * - `stop`: a person rejected a tool's permission ask without a word
+ *   (`PermissionRejectedError`; the stream still drains so parallel calls settle), or
  *   the message failed (provider error after retries, doom loop refused).
- *   A configured deny (`PermissionDeniedError`) does not stop the turn: the model reads
- *   the error and may try something else.
+ *   A rejection with feedback (`PermissionCorrectedError`) is a correction: the call fails
+ *   with the person's words and the turn goes on, so the model can act on them. Nor does a
+ *   configured deny (`PermissionDeniedError`) stop the turn: the model reads the error and
+ *   may try something else.
  * - `continue` otherwise.
  *
  * Doom loops (see {@link DoomLoop}) are put to the user as a `doom_loop` ask before the
@@ -29,6 +31,7 @@
 import * as Bus from "@gatehousejs/core/Bus"
 import * as Identifier from "@gatehousejs/core/Identifier"
 import type * as Instance from "@gatehousejs/core/Instance"
+import type * as AskMetadata from "@gatehousejs/permission/AskMetadata"
 import * as Permission from "@gatehousejs/permission/Permission"
 import type * as Response from "effect/ai/Response"
 import * as Cause from "effect/Cause"
@@ -332,7 +335,13 @@ export const layer: Layer.Layer<
             permission: "doom_loop",
             patterns: names,
             always: names,
-            metadata: { tool: part.tool, input: part.state.input, kind: detection.kind },
+            metadata: {
+              tool: part.tool,
+              input: part.state.input,
+              kind: detection.kind,
+              count: DoomLoop.THRESHOLD,
+              tools: detection.tools
+            } satisfies AskMetadata.DoomLoop,
             tool: { callID: part.callID, messageID, name: part.tool },
             ruleset: input.ruleset
           })

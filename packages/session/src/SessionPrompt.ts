@@ -27,6 +27,7 @@
 import * as Bus from "@gatehousejs/core/Bus"
 import * as Identifier from "@gatehousejs/core/Identifier"
 import * as Instance from "@gatehousejs/core/Instance"
+import * as Defaults from "@gatehousejs/permission/Defaults"
 import * as Permission from "@gatehousejs/permission/Permission"
 import * as ShellContext from "@gatehousejs/shell/ShellContext"
 import * as LanguageModel from "effect/ai/LanguageModel"
@@ -110,7 +111,12 @@ export class Service extends Context.Service<Service, Interface>()("@gatehousejs
 export interface Options<Tools extends Record<string, Tool.Any>> {
   /** The tools the model may call; their handlers must be in the layer's context. */
   readonly toolkit: Toolkit.Toolkit<Tools>
-  /** The rules asks are judged by (default: none, so everything asks). */
+  /**
+   * The rules asks are judged by (default: `Defaults.ruleset` of `@gatehousejs/permission`:
+   * harmless commands, reads and edits in the project allowed; risky commands, paths
+   * outside the project, repeated calls and `.env` files ask). Put `Defaults.ruleset`
+   * first to keep the defaults under rules of your own.
+   */
   readonly ruleset?: Permission.Ruleset | undefined
   /** The approval mode the tools judge in (default: the mode of `Permission.Service`). */
   readonly mode?: Permission.Mode | undefined
@@ -165,7 +171,9 @@ export const layer = <Tools extends Record<string, Tool.Any>>(
       const checkpoints = yield* Effect.serviceOption(Checkpoint.Service)
       const scope: Scope.Scope = yield* Effect.scope
       const running = new Map<string, Running>()
-      const ruleset = options.ruleset ?? []
+      const ruleset = options.ruleset ?? Defaults.ruleset
+      // The defaults name themselves in traces; a caller's ruleset brings its own sources.
+      const sources = options.ruleset === undefined ? { sources: Defaults.sources } : {}
       const maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS
       const modelInfo = options.model ?? { provider: "unknown", id: "unknown" }
 
@@ -229,6 +237,7 @@ export const layer = <Tools extends Record<string, Tool.Any>>(
             ),
             Stream.provideService(ShellContext.Service, {
               ...ShellContext.defaults(),
+              ...sources,
               ...options.shell,
               sessionID: session.id,
               callID: call.id,

@@ -48,7 +48,10 @@ export interface Failure {
   readonly retryAfterMs?: number | undefined
 }
 
-const OVERFLOW = /context[ _-]?length|context window|maximum context|too many tokens|prompt is too long/i
+// The last two are llama.cpp's ("the request exceeds the available context size", code
+// exceed_context_size_error).
+const OVERFLOW =
+  /context[ _-]?length|context window|maximum context|too many tokens|prompt is too long|context size|exceed_context_size/i
 const TRANSIENT =
   /rate.?limit|too many requests|overloaded|unavailable|internal (server )?error|timed? ?out|ECONNRESET|ECONNREFUSED|ETIMEDOUT|EAI_AGAIN|fetch failed|network|try again|at capacity/i
 

@@ -5,12 +5,14 @@
  *
  * @since 0.0.0
  */
+export * as Agent from "./Agent.ts"
 export * as Checkpoint from "./Checkpoint.ts"
 export * as DefaultTools from "./DefaultTools.ts"
 export * as DoomLoop from "./DoomLoop.ts"
 export * as FileChanges from "./FileChanges.ts"
 export * as FileTools from "./FileTools.ts"
 export * as Message from "./Message.ts"
+export * as Model from "./Model.ts"
 export * as ReadTools from "./ReadTools.ts"
 export * as ScriptedModel from "./ScriptedModel.ts"
 export * as Session from "./Session.ts"

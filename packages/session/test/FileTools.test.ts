@@ -56,7 +56,8 @@ const call = (
   root: string,
   name: Name,
   params: Record<string, unknown>,
-  recorder: FileChanges.Interface = FileChanges.none
+  recorder: FileChanges.Interface = FileChanges.none,
+  ruleset: Permission.Ruleset = RULES
 ) =>
   Effect.gen(function* () {
     const toolkit = yield* FileTools.toolkit
@@ -69,7 +70,7 @@ const call = (
       ...ShellContext.defaults(),
       sessionID: "ses_f",
       callID: "call_1",
-      ruleset: RULES,
+      ruleset,
       projectRoot: root,
       directory: root
     }),
@@ -154,6 +155,47 @@ describe("FileTools", () => {
       )
   )
 
+  it.effect(
+    "the spill file a truncation points at is readable even under external_directory deny; writing there is not",
+    () =>
+      withTools((root, base) =>
+        Effect.gen(function* () {
+          const asked = yield* replier("once")
+          const strict = Permission.merge(RULES, Permission.fromConfig({ external_directory: "deny" }))
+          const cut = (yield* call(root, "read", { filePath: "big.txt", limit: 5000 }))
+            .result as FileTools.ReadResult
+          assert.isTrue(cut.outputPath!.startsWith(NodePath.join(base, "spill")))
+          const whole = yield* call(
+            root,
+            "read",
+            { filePath: cut.outputPath!, limit: 2 },
+            FileChanges.none,
+            strict
+          )
+          assert.isFalse(whole.isFailure, JSON.stringify(whole.result))
+          assert.match((whole.result as FileTools.ReadResult).output.split("\n")[0]!, /^1\| +1\| x{80}$/)
+          const planted = yield* call(
+            root,
+            "write",
+            { filePath: NodePath.join(base, "spill", "planted"), content: "x" },
+            FileChanges.none,
+            strict
+          )
+          assert.strictEqual(failure(planted)._tag, "PermissionDeniedError")
+          // Outside the spill directory, the same read is refused.
+          const other = yield* call(
+            root,
+            "read",
+            { filePath: NodePath.join(base, "outside.txt") },
+            FileChanges.none,
+            strict
+          )
+          assert.strictEqual(failure(other)._tag, "PermissionDeniedError")
+          assert.deepStrictEqual(asked, [])
+        }).pipe(Effect.scoped)
+      )
+  )
+
   it.effect("large reads go through Truncate and are spilled to a file", () =>
     withTools((root) =>
       Effect.gen(function* () {
@@ -215,6 +257,39 @@ describe("FileTools", () => {
           assert.strictEqual(yield* text(NodePath.join(root, "notes.txt")), "bye\n")
         }).pipe(Effect.scoped)
       )
+  )
+
+  it.effect("a write that configures later calls asks a person even where every edit is allowed", () =>
+    withTools((root) =>
+      Effect.gen(function* () {
+        const asked = yield* replier("reject")
+        const allowAll: Permission.Ruleset = [{ permission: "*", pattern: "*", action: "allow" }]
+        for (const filePath of [
+          ".git/hooks/pre-commit",
+          "gatehouse.json",
+          ".claude/settings.json",
+          ".npmrc"
+        ]) {
+          const result = yield* call(root, "write", { filePath, content: "x\n" }, FileChanges.none, allowAll)
+          assert.isTrue(result.isFailure, filePath)
+          assert.isFalse(yield* exists(NodePath.join(root, filePath)), filePath)
+        }
+        assert.deepStrictEqual(
+          asked.map((request) => request.patterns[0]),
+          [".git/hooks/pre-commit", "gatehouse.json", ".claude/settings.json", ".npmrc"]
+        )
+        // An ordinary file is the rules' to judge: allowed, no ask.
+        const plain = yield* call(
+          root,
+          "write",
+          { filePath: "src/c.ts", content: "c\n" },
+          FileChanges.none,
+          allowAll
+        )
+        assert.isFalse(plain.isFailure)
+        assert.lengthOf(asked, 4)
+      }).pipe(Effect.scoped)
+    )
   )
 
   it.effect('"edit": { ".git/*": "deny" } refuses both tools, and nothing changes', () =>

@@ -1,5 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import type * as Instance from "@gatehousejs/core/Instance"
+import * as AskMetadata from "@gatehousejs/permission/AskMetadata"
 import * as Permission from "@gatehousejs/permission/Permission"
 import * as Message from "@gatehousejs/session/Message"
 import * as SessionProcessor from "@gatehousejs/session/SessionProcessor"
@@ -328,21 +329,23 @@ describe("SessionProcessor permissions", () => {
     )
   )
 
-  it.effect("a rejection with feedback (CorrectedError) stops the turn too", () =>
-    provide(
-      Effect.gen(function* () {
-        const { runTool } = tools(() =>
-          Effect.fail(new Permission.CorrectedError({ feedback: "use git mv" }))
-        )
-        const { outcome, message } = yield* run({
-          stream: Stream.fromIterable([...call("c1", "bash", { command: "mv a b" }), finish("tool-calls")]),
-          runTool
+  it.effect(
+    "a rejection with feedback (CorrectedError) fails the call with the words and the turn goes on",
+    () =>
+      provide(
+        Effect.gen(function* () {
+          const { runTool } = tools(() =>
+            Effect.fail(new Permission.CorrectedError({ feedback: "use git mv" }))
+          )
+          const { outcome, message } = yield* run({
+            stream: Stream.fromIterable([...call("c1", "bash", { command: "mv a b" }), finish("tool-calls")]),
+            runTool
+          })
+          assert.strictEqual(outcome, "continue")
+          const [bash] = toolParts(message)
+          assert.match(bash!.state.status === "error" ? bash!.state.error : "", /use git mv/)
         })
-        assert.strictEqual(outcome, "stop")
-        const [bash] = toolParts(message)
-        assert.match(bash!.state.status === "error" ? bash!.state.error : "", /use git mv/)
-      })
-    )
+      )
   )
 
   it.effect("a configured deny does not stop the turn: the model reads the error", () =>
@@ -392,6 +395,15 @@ describe("SessionProcessor doom loop", () => {
         assert.deepStrictEqual(asked[0]!.patterns, ["read"])
         assert.deepStrictEqual(asked[0]!.always, ["read"])
         assert.strictEqual(asked[0]!.tool?.callID, "c3")
+        // What repeated and how often, in the typed doom_loop metadata a UI decodes.
+        const typed = yield* AskMetadata.decode(asked[0]!)
+        assert.strictEqual(typed.permission, "doom_loop")
+        if (typed.permission === "doom_loop") {
+          assert.strictEqual(
+            AskMetadata.describeDoomLoop(typed.metadata),
+            "read a limit=5, 3 times with the same input"
+          )
+        }
       })
     )
   )

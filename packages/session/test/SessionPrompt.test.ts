@@ -9,16 +9,16 @@ import * as SessionPrompt from "@gatehousejs/session/SessionPrompt"
 import * as SessionStatus from "@gatehousejs/session/SessionStatus"
 import * as SessionStore from "@gatehousejs/session/SessionStore"
 import * as ShellContext from "@gatehousejs/shell/ShellContext"
+import * as LanguageModel from "effect/ai/LanguageModel"
+import type * as Prompt from "effect/ai/Prompt"
+import * as Tool from "effect/ai/Tool"
+import * as Toolkit from "effect/ai/Toolkit"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import * as LanguageModel from "effect/ai/LanguageModel"
-import type * as Prompt from "effect/ai/Prompt"
-import * as Tool from "effect/ai/Tool"
-import * as Toolkit from "effect/ai/Toolkit"
 import * as TestClock from "effect/testing/TestClock"
 import { DIR } from "./helpers.ts"
 
@@ -224,6 +224,34 @@ describe("SessionPrompt", () => {
           assert.strictEqual(sent().length, 1)
         })
     )
+  )
+
+  it.effect(
+    "without a ruleset the loop judges by the built-in defaults: a plain tool call is not asked",
+    () =>
+      inSession(
+        {
+          turns: [
+            { parts: [{ type: "tool-call", name: "guarded", params: { what: "deploy" }, id: "call_1" }] },
+            { parts: [{ type: "text", text: "done" }] }
+          ]
+        },
+        ({ prompts, session }) =>
+          Effect.gen(function* () {
+            const bus = yield* Bus.Service
+            const permission = yield* Permission.Service
+            const asked = yield* bus.subscribe(Permission.Event.Asked)
+            yield* asked.pipe(
+              Stream.runForEach((e) => permission.reply({ requestID: e.properties.id, reply: "reject" })),
+              Effect.forkScoped
+            )
+            yield* prompts.prompt(session.id, "deploy it")
+            const messages = yield* messagesOf(session.id)
+            const tool = messages[1]!.parts.find((p): p is Message.ToolPart => p.type === "tool")!
+            assert.strictEqual(tool.state.status === "completed" && tool.state.output, "did deploy")
+          }),
+        { ruleset: undefined }
+      )
   )
 
   it.effect("stops after maxSteps model calls", () =>

@@ -52,6 +52,13 @@ describe("SessionRetry.classify", () => {
     )
     assert.isTrue(overflow.overflow)
     assert.isFalse(overflow.retryable)
+    // Each provider's own words: Anthropic, OpenAI, llama.cpp.
+    for (const words of [
+      "prompt is too long: 212345 tokens > 200000 maximum",
+      "Your input exceeds the context window of this model.",
+      "the request exceeds the available context size, try increasing it"
+    ])
+      assert.isTrue(SessionRetry.classify(httpError(400, {}, words)).overflow, words)
     assert.isTrue(SessionRetry.classify(new Error("fetch failed: ECONNRESET")).retryable)
     assert.isFalse(SessionRetry.classify(new Error("no_kv_space")).retryable)
     assert.isTrue(SessionRetry.classify({ message: "overloaded", status: 529 }).retryable)

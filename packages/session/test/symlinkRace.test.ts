@@ -12,6 +12,7 @@ import * as Truncate from "@gatehousejs/truncate/Truncate"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
+import { stateBefore } from "../src/internal/fileState.ts"
 import { restoreAll } from "../src/internal/restore.ts"
 
 // A process inside the project swaps sub/ for a symlink to a directory outside, and back,
@@ -74,14 +75,28 @@ const RULES: Permission.Ruleset = [
   { permission: "external_directory", pattern: "*", action: "deny" }
 ]
 
-/** One `write` call the way the session loop makes it, with every edit inside the project allowed. */
-const write = (root: string, spill: string, filePath: string, content: string) =>
+/** One call of a file tool the way the session loop makes it, with everything inside the project allowed. */
+const call = (
+  root: string,
+  spill: string,
+  tool: "read" | "write",
+  params: { readonly filePath: string; readonly content?: string },
+  changes: FileChanges.Interface = FileChanges.none
+) =>
   Effect.gen(function* () {
     const toolkit = yield* FileTools.toolkit
-    const results = yield* Stream.unwrap(toolkit.handle("write", { filePath, content }, "call_1")).pipe(
-      Stream.runCollect
-    )
-    return results[results.length - 1]!
+    const last = <A>(results: ReadonlyArray<A>) => results[results.length - 1]!
+    if (tool === "read")
+      return last(
+        yield* Stream.unwrap(toolkit.handle("read", { filePath: params.filePath }, "call_1")).pipe(
+          Stream.runCollect
+        )
+      )
+    const content = params.content ?? ""
+    const results = yield* Stream.unwrap(
+      toolkit.handle("write", { filePath: params.filePath, content }, "call_1")
+    ).pipe(Stream.runCollect)
+    return last(results)
   }).pipe(
     Effect.provideService(ShellContext.Service, {
       ...ShellContext.defaults(),
@@ -91,7 +106,7 @@ const write = (root: string, spill: string, filePath: string, content: string) =
       projectRoot: root,
       directory: root
     }),
-    Effect.provideService(FileChanges.Service, FileChanges.none),
+    Effect.provideService(FileChanges.Service, changes),
     Effect.provide(
       FileTools.handlers.pipe(
         Layer.provideMerge(Truncate.layerWith({ directory: spill })),
@@ -143,7 +158,10 @@ describe("writes under a symlink race", () => {
           await NodeFs.rm(NodePath.join(real, "f.txt"), { force: true }).catch(() => undefined)
       }
       const result = await Effect.runPromise(
-        write(root, NodePath.join(outside, "..", "spill"), "sub/f.txt", `attempt ${attempt}`)
+        call(root, NodePath.join(outside, "..", "spill"), "write", {
+          filePath: "sub/f.txt",
+          content: `attempt ${attempt}`
+        })
       )
       if (result.isFailure) counts.refused++
       else counts.written++
@@ -176,5 +194,74 @@ describe("writes under a symlink race", () => {
     ])
     assert.deepStrictEqual(again.files, [{ path: "sub/tool", action: "restored" }])
     assert.strictEqual((await NodeFs.stat(path)).mode & 0o7777, 0o755)
+  })
+})
+
+describe("reads under a symlink race", () => {
+  // sub/f.txt inside says "inside"; the racer keeps swapping sub/ for a symlink to a
+  // directory whose f.txt holds a secret.
+  const readFixture = async () => {
+    const { root, outside } = await fixture()
+    await NodeFs.writeFile(NodePath.join(root, "sub", "f.txt"), "inside\n")
+    await NodeFs.writeFile(NodePath.join(outside, "f.txt"), "SECRET\n")
+    await startRacer(root, outside)
+    return { root, outside, spill: NodePath.join(outside, "..", "spill") }
+  }
+
+  it("the read tool never returns a file from outside the project while a parent directory is swapped for a symlink", async () => {
+    const { root, spill } = await readFixture()
+    const ATTEMPTS = 400
+    const counts = { read: 0, refused: 0, readOutside: 0 }
+    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+      const result = await Effect.runPromise(call(root, spill, "read", { filePath: "sub/f.txt" }))
+      const text = JSON.stringify(result.result)
+      if (text.includes("SECRET")) counts.readOutside++
+      else if (result.isFailure) counts.refused++
+      else if (text.includes("inside")) counts.read++
+    }
+    console.log(`read race: ${ATTEMPTS} attempts`, counts)
+    assert.strictEqual(counts.readOutside, 0)
+    assert.isAbove(counts.read, 0)
+    assert.strictEqual(counts.read + counts.refused, ATTEMPTS)
+  })
+
+  it("write never takes a file from outside the project for the text it replaces (what a checkpoint keeps)", async () => {
+    const { root, spill } = await readFixture()
+    const declared: Array<FileChanges.Change> = []
+    const recorder: FileChanges.Interface = {
+      declare: (changes) => Effect.sync(() => void declared.push(...changes))
+    }
+    const ATTEMPTS = 300
+    const counts = { written: 0, refused: 0 }
+    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+      const result = await Effect.runPromise(
+        call(root, spill, "write", { filePath: "sub/f.txt", content: "inside\n" }, recorder)
+      )
+      if (result.isFailure) counts.refused++
+      else counts.written++
+    }
+    const outside = declared.filter((change) => change.before?.includes("SECRET") === true).length
+    console.log(`write preview race: ${ATTEMPTS} attempts`, { ...counts, declared: declared.length, outside })
+    assert.strictEqual(outside, 0)
+    assert.isAbove(counts.written, 0)
+  })
+
+  it("a checkpoint never records a file from outside the project for a change declared without its text", async () => {
+    const { root } = await readFixture()
+    const path = NodePath.join(root, "sub", "f.txt")
+    const ATTEMPTS = 1000
+    const counts = { recorded: 0, absent: 0, refused: 0, recordedOutside: 0 }
+    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+      const state = await stateBefore({ path, relative: "sub/f.txt", action: "modify" }, root).catch(
+        () => undefined
+      )
+      if (state === undefined) counts.refused++
+      else if (state.content?.includes("SECRET") === true) counts.recordedOutside++
+      else if (state.content === null) counts.absent++
+      else counts.recorded++
+    }
+    console.log(`checkpoint record race: ${ATTEMPTS} attempts`, counts)
+    assert.strictEqual(counts.recordedOutside, 0)
+    assert.isAbove(counts.recorded, 0)
   })
 })

@@ -6,7 +6,7 @@
 import { spawnSync } from "node:child_process"
 import * as NodePath from "node:path"
 import * as Permission from "@gatehousejs/permission/Permission"
-import { median, type Row, report, root } from "../../../scripts/bench-kit.ts"
+import { type Comparison, compare, reportComparisons, root } from "../../../scripts/bench-kit.ts"
 import * as Sandbox from "../src/Sandbox.ts"
 
 const available = Sandbox.detect()
@@ -50,38 +50,30 @@ const time = (argv: ReadonlyArray<string>): { ms: number; out: string } => {
   return { ms, out: result.stdout }
 }
 
-const rows: Array<Row> = []
-const summary: Record<string, unknown> = {}
+const comparisons: Array<Comparison<{ ms: number; out: string }>> = []
 for (const c of cases) {
   const direct = ["/bin/sh", "-c", c.command]
   const sandboxed = [available.path, ...wrapper, "/bin/sh", "-c", c.command]
-  for (let i = 0; i < warmup; i++) {
-    time(direct)
-    time(sandboxed)
-  }
-  const ratios: Array<number> = []
-  const directMs: Array<number> = []
-  const sandboxedMs: Array<number> = []
-  for (let i = 0; i < rounds; i++) {
-    const [a, b] =
-      i % 2 === 0 ? [time(direct), time(sandboxed)] : (([y, x]) => [x, y])([time(sandboxed), time(direct)])
-    if (a!.out !== b!.out)
-      throw new Error(`bench: ${c.name}: the sandboxed output differs:\n${a!.out}\n---\n${b!.out}`)
-    directMs.push(a!.ms)
-    sandboxedMs.push(b!.ms)
-    ratios.push(b!.ms / a!.ms)
-  }
-  const stats = { min: Math.min(...ratios), median: median(ratios), max: Math.max(...ratios) }
-  const round2 = (value: number) => Math.round(value * 100) / 100
-  rows.push({
-    case: c.name,
-    "direct ms": round2(median(directMs)),
-    "sandboxed ms": round2(median(sandboxedMs)),
-    "added ms": round2(median(sandboxedMs) - median(directMs)),
-    ratio: `${round2(stats.median)} [${round2(stats.min)}–${round2(stats.max)}]`,
-    goal: c.goal === undefined ? "(fixed cost)" : `<= ${c.goal}x`,
-    met: c.goal === undefined ? true : stats.median <= c.goal
-  })
-  summary[c.name] = stats
+  comparisons.push(
+    await compare({
+      case: c.name,
+      subject: { name: "under bubblewrap", run: () => time(sandboxed) },
+      baseline: { name: "/bin/sh directly", run: () => time(direct) },
+      rounds,
+      warmup,
+      same: (result) => result.out,
+      // `true` shows the fixed cost: its times are in the rows, with no goal.
+      goals:
+        c.goal === undefined
+          ? []
+          : [
+              {
+                text: `the sandbox adds at most ${Math.round((c.goal - 1) * 100)} %`,
+                judge: "cost",
+                atMost: c.goal
+              }
+            ]
+    })
+  )
 }
-report("sandbox-overhead", rows, summary)
+reportComparisons("sandbox-overhead", comparisons)

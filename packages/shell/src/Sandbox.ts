@@ -17,19 +17,21 @@ import {
   readdirSync,
   readFileSync,
   realpathSync,
+  rmSync,
+  utimesSync,
   writeFileSync
 } from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
-import * as Permission from "@gatehousejs/permission/Permission"
+import * as Sha256 from "@gatehousejs/core/Sha256"
+import type * as Permission from "@gatehousejs/permission/Permission"
+import * as Ruleset from "@gatehousejs/permission/Ruleset"
 import * as Wildcard from "@gatehousejs/permission/Wildcard"
 import * as Context from "effect/Context"
 import * as Schema from "effect/Schema"
 import type * as HostProxy from "./internal/hostProxy.ts"
+import * as Programs from "./internal/programs.ts"
 import * as ProxyBridge from "./internal/proxyBridge.ts"
-
-// Loaded on first use: importing node:crypto costs a one-shot command ~10 ms it rarely needs.
-const crypto = () => process.getBuiltinModule("node:crypto")
 
 /**
  * `auto` (default): enforce where the platform's sandbox works, else run unsandboxed and say
@@ -99,6 +101,9 @@ export const HOME_SECRETS: ReadonlyArray<string> = [
   ".aws",
   ".gnupg",
   ".config/gh",
+  ".config/hub",
+  ".config/op",
+  ".config/rclone",
   ".netrc",
   ".docker/config.json",
   ".kube",
@@ -159,7 +164,10 @@ export interface Policy {
    * project's commands and kept between them; `undefined`: an empty /tmp per command.
    */
   readonly tmp?: string | undefined
-  /** Inside the writable places, what `edit` rules deny: bound read-only. */
+  /**
+   * Inside the writable places, what `edit` rules deny and what configures later commands
+   * ({@link CONFIGURING}): bound read-only.
+   */
   readonly readOnly: ReadonlyArray<string>
   /** What `read` rules deny and the home's secrets. */
   readonly masked: ReadonlyArray<Masked>
@@ -180,6 +188,91 @@ export interface Policy {
   readonly allowHosts?: ReadonlyArray<string> | undefined
   /** Why the policy is stricter or looser than the settings asked, for the trace. */
   readonly notes: ReadonlyArray<string>
+}
+
+/**
+ * What, in a writable place, configures the commands that run after this one, outside the
+ * sandbox (git's hooks and configuration, package managers' and direnv's files) or the gate
+ * and the agents themselves (`gatehouse.json`, agents' settings and MCP servers): bound
+ * read-only where it exists, so a command the gate let through cannot plant what runs
+ * unsandboxed later. Writing them is an escalated edit, asked of a person, through the file
+ * tools (which do not run in the sandbox) or `unsandboxed`.
+ *
+ * @since 0.1.0
+ */
+export const CONFIGURING: ReadonlyArray<string> = [
+  // git's hooks and configuration, and the folders of hook tools, agents and editors.
+  ".git/hooks",
+  ".git/config",
+  ".git/info/attributes",
+  ".husky",
+  ".opencode",
+  ".claude",
+  ".gemini",
+  ".codex",
+  ".cursor",
+  ".vscode",
+  // Every file name the gate treats as configuring later commands (one list for both).
+  ...Programs.CONFIG_NAMES
+]
+
+// Folders an editor the person runs beside the agent may create at any moment: reported
+// when a command created them, never removed.
+const EDITOR_FOLDERS: ReadonlySet<string> = new Set([".vscode", ".cursor"])
+
+/**
+ * What of {@link CONFIGURING} is missing at the top of `projectRoot` before a sandboxed
+ * command: a read-only binding needs something to bind, so these are checked after it
+ * ({@link removePlanted}).
+ *
+ * @since 0.1.0
+ */
+export const missingConfiguring = (projectRoot: string): ReadonlyArray<string> => {
+  // Without a repository, `git init` makes its hooks and configuration: those are its own.
+  const repository = lstatExists(NodePath.join(projectRoot, ".git"))
+  // A link whose target is missing cannot be bound either: the command could fill it in.
+  return CONFIGURING.filter(
+    (name) => (repository || !name.startsWith(".git/")) && !existsSync(NodePath.join(projectRoot, name))
+  )
+}
+
+const lstatExists = (path: string): boolean => lstatSync(path, { throwIfNoEntry: false }) !== undefined
+
+/**
+ * After a sandboxed command: which of `missing` (from {@link missingConfiguring}) it
+ * created. Those are removed again (a command the gate let through must not plant what
+ * runs unsandboxed later: a `.npmrc`, a `gatehouse.json`, `.claude/settings.json`), except an
+ * editor's folders, which are only reported.
+ *
+ * @since 0.1.0
+ */
+export const removePlanted = (
+  projectRoot: string,
+  missing: ReadonlyArray<string>
+): {
+  readonly removed: ReadonlyArray<string>
+  readonly kept: ReadonlyArray<string>
+  /** Created and not removable (the command took away the write permission it needs). */
+  readonly failed: ReadonlyArray<string>
+} => {
+  const removed: Array<string> = []
+  const kept: Array<string> = []
+  const failed: Array<string> = []
+  for (const name of missing) {
+    const path = NodePath.join(projectRoot, name)
+    if (!lstatExists(path)) continue
+    if (EDITOR_FOLDERS.has(name)) {
+      kept.push(name)
+      continue
+    }
+    try {
+      rmSync(path, { recursive: true, force: true })
+      removed.push(name)
+    } catch {
+      failed.push(name)
+    }
+  }
+  return { removed, kept, failed }
 }
 
 /**
@@ -217,7 +310,7 @@ const kindOf = (path: string): Masked["kind"] | undefined => {
 }
 
 const denies = (permission: string, name: string, ruleset: Permission.Ruleset): boolean =>
-  Permission.evaluate(permission, name, ruleset).action === "deny"
+  Ruleset.evaluate(permission, name, ruleset).action === "deny"
 
 // A probe child name: a rule such as `.git/*` denies everything under `.git` though not
 // `.git` itself, and the sandbox can only protect the directory as a whole.
@@ -357,6 +450,15 @@ export const policy = (input: {
       `the project has more than ${WALK_ENTRIES} entries (or is deeper than ${WALK_DEPTH}): files that only a glob rule names may not be protected by the sandbox`
     )
   }
+  const readOnly = [...found.readOnly]
+  for (const dir of writable) {
+    for (const name of CONFIGURING) {
+      const path = real(NodePath.join(dir, name))
+      // Only what lies inside the writable place: a link out of it leads somewhere read-only already.
+      if (path === undefined || !path.startsWith(`${dir}/`)) continue
+      if (!readOnly.some((kept) => path === kept || path.startsWith(`${kept}/`))) readOnly.push(path)
+    }
+  }
   const masked: Array<Masked> = [...found.masked]
   const allowRead = new Set(input.settings.allowRead.map((path) => NodePath.resolve(expandHome(path, home))))
   const hide = (path: string) => {
@@ -371,7 +473,7 @@ export const policy = (input: {
   for (const extra of input.settings.denyRead) hide(NodePath.resolve(expandHome(extra, home)))
   // Directories between the project and what it protects, so the protection cannot be renamed away.
   const pinned = new Set<string>()
-  for (const path of [...found.readOnly, ...masked.map((entry) => entry.path)]) {
+  for (const path of [...readOnly, ...masked.map((entry) => entry.path)]) {
     if (!path.startsWith(`${root}/`)) continue
     let parent = NodePath.dirname(path)
     while (parent.startsWith(`${root}/`)) {
@@ -388,7 +490,7 @@ export const policy = (input: {
   return {
     writable,
     ...(input.tmp === undefined ? {} : { tmp: input.tmp }),
-    readOnly: found.readOnly,
+    readOnly,
     masked,
     network,
     pinned: [...pinned].sort((a, b) => a.length - b.length),
@@ -404,27 +506,99 @@ export const policy = (input: {
  * the project path>`, created 0700. Private from the host's /tmp and from other projects,
  * kept between commands (a file one command writes to /tmp is there for the next; tools'
  * caches stay warm). `undefined` when the folder cannot be trusted (not a directory of
- * ours, a symlink, open to others): the sandbox then gets an empty /tmp per command.
+ * ours, a symlink, open to others): the sandbox then gets an empty /tmp per command. Each
+ * use marks the folder used (its mtime); the bash tool removes, when its layer is built, the
+ * folders of projects unused for {@link PROJECT_TMP_MAX_AGE_MS} ({@link reapProjectTmps}).
  *
  * @since 0.1.0
  */
 export const projectTmp = (projectRoot: string): string | undefined => {
   const uid = process.getuid?.() ?? -1
-  const parent = NodePath.join(NodeOs.tmpdir(), `gatehouse-${uid}`)
-  const dir = NodePath.join(
-    parent,
-    `tmp-${crypto().createHash("sha256").update(NodePath.resolve(projectRoot)).digest("hex").slice(0, 16)}`
-  )
+  const parent = projectTmpParent()
+  const dir = NodePath.join(parent, `tmp-${Sha256.hex(NodePath.resolve(projectRoot)).slice(0, 16)}`)
   const ours = (path: string) => {
     const stat = lstatSync(path)
     return stat.isDirectory() && !stat.isSymbolicLink() && stat.uid === uid && (stat.mode & 0o077) === 0
   }
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 })
-    return ours(parent) && ours(dir) ? dir : undefined
+    if (!(ours(parent) && ours(dir))) return undefined
+    const now = new Date()
+    utimesSync(dir, now, now)
+    return dir
   } catch {
     return undefined
   }
+}
+
+/**
+ * How long a project's sandbox /tmp is kept after its last command: 7 days.
+ *
+ * @since 0.1.0
+ */
+export const PROJECT_TMP_MAX_AGE_MS = 7 * 24 * 60 * 60 * 1000
+
+/**
+ * Where the projects' sandbox /tmp folders are: `<system temp>/gatehouse-<uid>`.
+ *
+ * @since 0.1.0
+ */
+export const projectTmpParent = (): string =>
+  NodePath.join(NodeOs.tmpdir(), `gatehouse-${process.getuid?.() ?? -1}`)
+
+/**
+ * {@link reapProjectTmps} at most once a day: the time of the last reaping is the mtime of
+ * `<parent>/.reaped` (one `stat` on the days in between, whatever the number of folders).
+ *
+ * @since 0.1.0
+ */
+export const reapProjectTmpsDaily = (parent: string, now: number): ReadonlyArray<string> => {
+  const marker = NodePath.join(parent, ".reaped")
+  const last = lstatSync(marker, { throwIfNoEntry: false })
+  if (last !== undefined && now - last.mtimeMs < 24 * 60 * 60 * 1000) return []
+  const removed = reapProjectTmps(parent, now)
+  try {
+    writeFileSync(marker, "", { mode: 0o600 })
+    utimesSync(marker, new Date(now), new Date(now))
+  } catch {
+    // No folder yet, or not ours to write: the next process tries again.
+  }
+  return removed
+}
+
+/**
+ * Removes the project /tmp folders (`tmp-<16 hex>`, directories of ours, never a link) under
+ * `parent` whose last use (mtime) is older than `maxAgeMs` before `now`; each failure is
+ * skipped. Returns the names removed.
+ *
+ * @since 0.1.0
+ */
+export const reapProjectTmps = (
+  parent: string,
+  now: number,
+  maxAgeMs: number = PROJECT_TMP_MAX_AGE_MS
+): ReadonlyArray<string> => {
+  const uid = process.getuid?.() ?? -1
+  const removed: Array<string> = []
+  let names: Array<string>
+  try {
+    names = readdirSync(parent)
+  } catch {
+    return removed
+  }
+  for (const name of names) {
+    if (!/^tmp-[0-9a-f]{16}$/.test(name)) continue
+    const path = NodePath.join(parent, name)
+    try {
+      const stat = lstatSync(path)
+      if (!stat.isDirectory() || stat.uid !== uid || now - stat.mtimeMs < maxAgeMs) continue
+      rmSync(path, { recursive: true, force: true })
+      removed.push(name)
+    } catch {
+      // In use, gone already, or not ours to remove: left as it is.
+    }
+  }
+  return removed
 }
 
 /**
@@ -601,10 +775,7 @@ const probeRecord = (path: string): string | undefined => {
     if (!stat.isDirectory() || stat.uid !== uid || (stat.mode & 0o077) !== 0) return undefined
     const binary = lstatSync(realpathSync(path))
     const boot = readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim()
-    const key = crypto()
-      .createHash("sha256")
-      .update(`${path}\0${binary.ino}\0${binary.mtimeMs}\0${binary.size}\0${boot}`)
-      .digest("hex")
+    const key = Sha256.hex(`${path}\0${binary.ino}\0${binary.mtimeMs}\0${binary.size}\0${boot}`)
     return NodePath.join(folder, `bwrap-ok-${key.slice(0, 16)}`)
   } catch {
     return undefined

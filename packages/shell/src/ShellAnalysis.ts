@@ -139,6 +139,8 @@ export interface Analysis {
   readonly projectRoot: string
   readonly commands: ReadonlyArray<Command>
   readonly paths: ReadonlyArray<PathAccess>
+  /** The home directory `~` and `$HOME` expanded to, when one was given or the text needed it. */
+  readonly home?: string
   /** Notes about the text as a whole (parse errors, invisible characters, size, …). */
   readonly notes: ReadonlyArray<Note>
   /** Source fragments tree-sitter could not parse; the gate judges them as patterns too. */
@@ -251,7 +253,8 @@ const analyzeWith = (trees: ShellParser.Trees, command: string, options: Options
     commands,
     paths: env.paths,
     notes: env.notes,
-    errors: env.errors
+    errors: env.errors,
+    ...(homeDirectory === undefined ? {} : { home: homeDirectory })
   }
 }
 

@@ -83,6 +83,12 @@ export interface Shape {
    * Interrupting the fiber instead also kills the group, but returns no result.
    */
   readonly abort?: Effect.Effect<void> | undefined
+  /**
+   * Given, the command's stderr goes here as it arrives and the result's output holds its
+   * stdout alone (a person at a terminal: `gatehouse run --stderr`). A model's tool leaves
+   * it unset, so it reads both, merged in write order.
+   */
+  readonly stderr?: ((chunk: Uint8Array) => Effect.Effect<void>) | undefined
 }
 
 /**

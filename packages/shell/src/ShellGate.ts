@@ -22,12 +22,20 @@
  * @since 0.0.0
  */
 import * as fs from "node:fs"
+import * as os from "node:os"
 import * as NodePath from "node:path"
-import * as Permission from "@gatehousejs/permission/Permission"
+import type * as AskMetadata from "@gatehousejs/permission/AskMetadata"
+import type * as Permission from "@gatehousejs/permission/Permission"
+import * as Ruleset from "@gatehousejs/permission/Ruleset"
 import * as Effect from "effect/Effect"
 import { renderRedirect } from "./internal/interpret.ts"
-import { isBroadProgram, readsDirectoryContents } from "./internal/programs.ts"
-import { isKnownSafe } from "./internal/safe.ts"
+import {
+  configuresExecution as configures,
+  isBroadProgram,
+  readsDirectoryContents
+} from "./internal/programs.ts"
+import { isKnownSafe, runsProjectCode } from "./internal/safe.ts"
+import { HOME_SECRETS } from "./Sandbox.ts"
 import * as ShellAnalysis from "./ShellAnalysis.ts"
 import type * as ShellParser from "./ShellParser.ts"
 
@@ -40,8 +48,15 @@ import type * as ShellParser from "./ShellParser.ts"
 export interface Request {
   readonly permission: "external_directory" | "edit" | "read" | "bash"
   readonly patterns: ReadonlyArray<string>
-  /** What "always allow" remembers. Never `*`, never a whole shell, wrapper or interpreter. */
+  /** What "always allow" remembers as globs. Never `*`, never a whole shell, wrapper or interpreter. */
   readonly always: ReadonlyArray<string>
+  /**
+   * What "always allow" remembers as literal rules (matched exactly): the whole command for
+   * one with notes or that the analysis could not model, a sub-command with glob characters.
+   */
+  readonly alwaysExact: ReadonlyArray<string>
+  /** The command as given: an exact approval of it settles this request next time. */
+  readonly subject?: string
   /** The command carries notes or risk flags: mode `auto` must still ask a person. */
   readonly needsPerson: boolean
   /**
@@ -49,7 +64,21 @@ export interface Request {
    * allow every pattern (use {@link rulesetFor} when passing it to `Permission.ask`).
    */
   readonly escalated: boolean
-  readonly metadata: Record<string, unknown>
+  /**
+   * The command carries risk a remembered glob approval was never given for: a note that
+   * it runs code or destroys data, a write outside the project or to a file that configures
+   * later commands, a parse error, or something the analysis could not model. "Always"
+   * remembers globs only for commands without any of these (`npm run build` -> `npm run
+   * build *`), so such a glob must not settle this request (`npm run build
+   * --script-shell=x.sh`): only an exact approval of its text does (`AskInput.exactApprovals`).
+   */
+  readonly exactApprovals: boolean
+  /**
+   * The patterns the gate vouches are harmless (see {@link harmlessPatterns}): rules with
+   * `when: "harmless"` decide these, and only these (use {@link rulesetFor}).
+   */
+  readonly harmless: ReadonlyArray<string>
+  readonly metadata: AskMetadata.Bash | AskMetadata.Edit | AskMetadata.Read | AskMetadata.ExternalDirectory
 }
 
 /**
@@ -75,8 +104,8 @@ export interface Judged extends Request {
   readonly decision: Permission.Action
   /** What the rules alone say (before escalation and the mode). */
   readonly ruled: Permission.Action
-  /** Set when the mode turned an ask into allow. */
-  readonly approvedBy?: "auto" | "yolo"
+  /** Set when the mode, or a remembered "always" answer, turned an ask into allow. */
+  readonly approvedBy?: "auto" | "yolo" | "approval"
   readonly rules: ReadonlyArray<Decision>
 }
 
@@ -97,6 +126,18 @@ export interface Options {
   readonly mode?: Permission.Mode
   /** Where each rule of `ruleset` comes from (same indexes), for the trace. */
   readonly sources?: ReadonlyArray<string>
+  /**
+   * The project's remembered approvals ("always" answers), weighed as `Permission` weighs
+   * them: they turn an ask into allow, never a deny.
+   */
+  readonly approved?: Permission.Ruleset
+  /**
+   * Directories outside the project the agent may always read (the spill directory of
+   * truncated output, whose path the truncation hint gives): a read there asks no
+   * `external_directory`, whatever the rules say of it; a write there still does. Absolute
+   * and through symlinks, as the analysis resolves paths.
+   */
+  readonly readable?: ReadonlyArray<string>
 }
 
 const ALWAYS_ASK: ReadonlySet<string> = new Set(["external_directory", "doom_loop"])
@@ -140,19 +181,30 @@ const formPatterns = (command: ShellAnalysis.Command, argv: ReadonlyArray<string
   return out
 }
 
-// Whether mode `auto` must leave the command to a person: it carries a note (a write inside
-// the project is left to the edit rules), or it is not a command known to be safe.
-const flagged = (analysis: ShellAnalysis.Analysis): boolean => {
-  if (analysis.notes.length > 0) return true
-  const writesOutside = analysis.paths.some(
-    (p) => p.access === "write" && (!p.inside || p.configures === true)
-  )
-  for (const command of analysis.commands) {
-    if (command.notes.some((n) => n.kind !== "writes" || writesOutside)) return true
-    if (!isKnownSafe(command)) return true
-  }
-  return false
-}
+const writesOutside = (analysis: ShellAnalysis.Analysis): boolean =>
+  analysis.paths.some((p) => p.access === "write" && (!p.inside || p.configures === true))
+
+// A command with no note (a write inside the project is left to the edit rules) that is
+// known to be safe.
+const plainSafe = (command: ShellAnalysis.Command, outside: boolean): boolean =>
+  !command.notes.some((n) => n.kind !== "writes" || outside) && isKnownSafe(command)
+
+/**
+ * The `bash` patterns of an analysis that the gate vouches are harmless: those of simple
+ * commands known to be safe (`internal/safe.ts`: reads, version-control reads, file
+ * operations the edit rules judge) that carry no note or risk flag, in a text with no note
+ * of its own, no parse error and nothing the analysis could not model. Builds and tests
+ * (`npm test`, `make`, `cargo build`, `pytest`, `eslint`) are known safe but not harmless:
+ * they run what the project's files say, and the model can change those files. A pattern
+ * another command also gives (one that is not harmless) is not vouched for. So in `npm install && git status` only
+ * `git status` is, and in `sudo ls` only `ls`: the other patterns go by the other rules.
+ * (The `harmless` of the `bash` request of {@link requests}.)
+ *
+ * @since 0.1.0
+ */
+export const harmlessPatterns = (analysis: ShellAnalysis.Analysis): Array<string> => [
+  ...(requests(analysis).find((request) => request.permission === "bash")?.harmless ?? [])
+]
 
 const unmodelled = (analysis: ShellAnalysis.Analysis): boolean =>
   analysis.notes.some((n) => n.kind === "unmodelled") ||
@@ -188,41 +240,96 @@ export const commandAlways = (command: ShellAnalysis.Command, textFlagged = fals
   return command.canonical === undefined ? [`${prefix.join(" ")} *`] : [`${prefix.join(" ")} *`, ...exactly]
 }
 
+// `--dry-run`, `--dry-run=client`, `--dryrun`, PowerShell's `-WhatIf`: an option that makes
+// the command only say what it would do.
+const isDryRun = (word: string): boolean => /^(--dry-?run(=.*)?|-whatif(:\$?true)?)$/i.test(word)
+
 const directoryPattern = (directory: string): string =>
   directory.endsWith(NodePath.sep) ? `${directory}*` : `${directory}${NodePath.sep}*`
+
+/**
+ * The notes of an analysis, each with the sub-command it is about (none for the whole text).
+ *
+ * @since 0.0.0
+ */
+export const notesOf = (analysis: ShellAnalysis.Analysis): Array<AskMetadata.Note> => [
+  ...analysis.notes.map((n) => ({ kind: n.kind, message: n.message })),
+  ...analysis.commands.flatMap((c) =>
+    c.notes.map((n) => ({ kind: n.kind, message: n.message, command: c.text }))
+  )
+]
 
 /**
  * The ordered permission requests of an analysis (no rule consulted yet).
  *
  * @since 0.0.0
  */
-export const requests = (analysis: ShellAnalysis.Analysis): Array<Request> => {
-  const needsPerson = flagged(analysis)
+export const requests = (
+  analysis: ShellAnalysis.Analysis,
+  options: Pick<Options, "readable"> = {}
+): Array<Request> => {
+  // Mode `auto` must leave the command to a person when it carries a note (a write inside
+  // the project is left to the edit rules) or is not a command known to be safe.
+  const outside = writesOutside(analysis)
+  const safe = analysis.commands.map((command) => plainSafe(command, outside))
+  const needsPerson = analysis.notes.length > 0 || safe.includes(false)
   const escalated = unmodelled(analysis)
+  const notes = notesOf(analysis)
+  const cwd = analysis.cwd
+  const subject = subjectOf(analysis)
   const out: Array<Request> = []
+  const readable = options.readable ?? []
 
-  const directories = [...new Set(analysis.paths.filter((p) => !p.inside).map((p) => p.directory))]
+  const directories = [
+    ...new Set(
+      analysis.paths
+        .filter((p) => !p.inside && !(p.access === "read" && readable.some((dir) => isWithin(dir, p.path))))
+        .map((p) => p.directory)
+    )
+  ]
   if (directories.length > 0) {
     const patterns = directories.map(directoryPattern)
+    // "Always" for a directory that holds the home directory (`~`, `/home`, `/`) would
+    // reach every file in it: `cat ~/.gitconfig` must not allow `cat ~/.ssh/id_rsa` for
+    // good. Such a directory is remembered only with the exact command (as its subject).
+    const broad = directories.some(holdsHome(analysis))
+    const always = directories.filter((d) => !holdsHome(analysis)(d)).map(directoryPattern)
     out.push({
       permission: "external_directory",
       patterns,
-      always: patterns,
+      always,
+      alwaysExact: broad && analysis.command.trim() !== "" ? [subject] : [],
+      ...(broad ? { subject } : {}),
       needsPerson,
       escalated: false,
-      metadata: { command: analysis.command, directories, patterns }
+      exactApprovals: false,
+      harmless: [],
+      metadata: { command: analysis.command, cwd, directories, patterns }
     })
   }
 
   const { files, targets } = editPatterns(analysis)
   if (files.length > 0) {
+    // A write to a file that configures what later commands run (`.git/hooks/*`,
+    // `.git/config`, `.npmrc`, `~/.bashrc`) runs code later: a person decides it even
+    // where the edit rules allow every file (a deny still denies), and "always" remembers
+    // the command, not the file (which any later write, by any tool, would then pass).
+    const configures = analysis.paths.some((p) => p.access === "write" && p.configures === true)
     out.push({
       permission: "edit",
       patterns: files,
-      always: targets.filter((f) => !WILDCARD.test(f)),
+      always: configures ? [] : targets.filter((f) => !WILDCARD.test(f)),
+      alwaysExact: configures
+        ? analysis.command.trim() === ""
+          ? []
+          : [subject]
+        : targets.filter((f) => WILDCARD.test(f)),
+      ...(configures ? { subject } : {}),
       needsPerson,
-      escalated: false,
-      metadata: { command: analysis.command, files }
+      escalated: configures,
+      exactApprovals: false,
+      harmless: [],
+      metadata: { command: analysis.command, cwd, files }
     })
   }
 
@@ -232,20 +339,40 @@ export const requests = (analysis: ShellAnalysis.Analysis): Array<Request> => {
       permission: "read",
       patterns: reads,
       always: reads.filter((f) => !WILDCARD.test(f)),
+      alwaysExact: [],
       needsPerson,
       escalated: false,
-      metadata: { command: analysis.command, files: reads }
+      exactApprovals: false,
+      harmless: [],
+      metadata: { command: analysis.command, cwd, files: reads }
     })
   }
 
   const patterns: Array<string> = []
   const always: Array<string> = []
+  // A sub-command with glob characters has no glob to remember: its exact text, literally.
+  const literal: Array<string> = []
   const textFlagged = analysis.notes.length > 0
+  // What the gate vouches for: see `harmlessPatterns`.
+  const vouchable = !textFlagged && analysis.errors.length === 0 && !escalated
+  const vouched = new Set<string>()
+  const notVouched = new Set<string>()
   let simple = 0
-  for (const command of analysis.commands) {
+  for (const [index, command] of analysis.commands.entries()) {
     if (command.argv.length > 0 || command.changesDirectory) simple++
-    patterns.push(...commandPatterns(command))
-    always.push(...commandAlways(command, textFlagged))
+    const own = commandPatterns(command)
+    patterns.push(...own)
+    const harmless = safe[index] === true && !runsProjectCode(command)
+    if (vouchable) for (const pattern of own) (harmless ? vouched : notVouched).add(pattern)
+    const remembered = commandAlways(command, textFlagged)
+    always.push(...remembered)
+    if (
+      remembered.length === 0 &&
+      command.argv.length > 0 &&
+      !command.changesDirectory &&
+      WILDCARD.test(command.text)
+    )
+      literal.push(command.text)
   }
   const text = analysis.text.trim()
   if (analysis.errors.length > 0) {
@@ -258,18 +385,38 @@ export const requests = (analysis: ShellAnalysis.Analysis): Array<Request> => {
   if (simple === 0 && text !== "") patterns.push(text)
   if (patterns.length > 0) {
     const unique = [...new Set(patterns)]
+    // A command with notes, or one the analysis could not model, is remembered only as the
+    // exact text the person saw: "always" for `curl … | sh` must not allow `sh` for good.
+    // So is a dry run (`npm publish --dry-run`): its prefix would pass the real `npm publish`.
+    const exactOnly = escalated || notes.length > 0 || analysis.commands.some((c) => c.argv.some(isDryRun))
+    const globs = exactOnly ? [] : [...new Set(always)]
+    // Outside the project root the exact texts are remembered with the directory they ran
+    // in (the subject): `rm -rf *` approved in build/ must not pass at the root.
+    const exact = exactOnly
+      ? analysis.command.trim() === ""
+        ? []
+        : [subject]
+      : literal.length > 0 && subject !== analysis.command
+        ? [subject]
+        : [...new Set(literal)]
     out.push({
       permission: "bash",
       patterns: unique,
-      always: [...new Set(always)],
+      always: globs,
+      alwaysExact: exact,
+      subject,
       needsPerson,
       escalated,
+      exactApprovals:
+        escalated || outside || analysis.errors.length > 0 || notes.some((note) => note.kind !== "writes"),
+      harmless: [...vouched].filter((pattern) => !notVouched.has(pattern)),
       metadata: {
         command: analysis.command,
+        cwd,
         commands: analysis.commands.map((c) => c.text),
-        notes: [...analysis.notes, ...analysis.commands.flatMap((c) => c.notes)].map(
-          (n) => `${n.kind}: ${n.message}`
-        )
+        notes,
+        rules: [],
+        ...(escalated ? { escalated: true } : {})
       }
     })
   }
@@ -277,6 +424,88 @@ export const requests = (analysis: ShellAnalysis.Analysis): Array<Request> => {
 }
 
 const MAX_LISTED = 100
+
+/**
+ * What an exact approval of an analysis names: its text as given, run at the project root;
+ * in another directory, `cd DIR && TEXT` (project-relative, else absolute): the same text
+ * elsewhere touches other files (`rm -rf *` in `build/` or at the root), so it is another
+ * approval. A request's {@link Request.subject}.
+ *
+ * @since 0.1.0
+ */
+export const subjectOf = (analysis: ShellAnalysis.Analysis): string => {
+  const isOutside = (relative: string) =>
+    relative === ".." || relative.startsWith(`..${NodePath.sep}`) || NodePath.isAbsolute(relative)
+  let relative = NodePath.relative(analysis.projectRoot, analysis.cwd)
+  // The project root is a real path; the directory may be named through a link to it.
+  if (isOutside(relative)) relative = NodePath.relative(analysis.projectRoot, realDirectory(analysis.cwd))
+  if (relative === "") return analysis.command
+  const directory = isOutside(relative) ? analysis.cwd : relative.split(NodePath.sep).join("/")
+  return `cd ${shellWord(directory)} && ${analysis.command}`
+}
+
+const realDirectory = (directory: string): string => {
+  try {
+    return fs.realpathSync(directory)
+  } catch {
+    return directory
+  }
+}
+
+const shellWord = (word: string): string =>
+  /^[A-Za-z0-9_@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`
+
+// Whether `directory` is the home directory, one of its ancestors (`/home`, `/`) or a
+// filesystem root, whose `<dir>/*` would reach every file of the user; or lies in one of
+// the home's credential folders (`~/.ssh`, `~/.aws`: Sandbox.HOME_SECRETS), where
+// `cat ~/.ssh/known_hosts` "always" must not allow `cat ~/.ssh/id_rsa` for good.
+const holdsHome =
+  (analysis: ShellAnalysis.Analysis) =>
+  (directory: string): boolean => {
+    if (NodePath.parse(directory).root === directory) return true
+    const home = analysis.home ?? os.homedir()
+    return homes(home).some(
+      (h) =>
+        isWithin(directory, h) ||
+        HOME_SECRETS.some((secret) => {
+          const folder = NodePath.join(h, secret)
+          // Inside a credential folder, or above one (`~/.config/*` would cover `~/.config/gh`).
+          return isWithin(folder, directory) || isWithin(directory, folder)
+        })
+    )
+  }
+
+const homes = (home: string): Array<string> => {
+  try {
+    const real = fs.realpathSync(home)
+    return real === home ? [home] : [home, real]
+  } catch {
+    return [home]
+  }
+}
+
+/**
+ * `directory` as {@link Options} `readable` takes it: as given and through symlinks (the
+ * analysis resolves paths through them), for a directory that may not exist yet.
+ *
+ * @since 0.1.0
+ */
+export const readableDirectory = (directory: string): Array<string> => {
+  try {
+    const real = fs.realpathSync(directory)
+    return real === directory ? [directory] : [directory, real]
+  } catch {
+    return [directory]
+  }
+}
+
+const isWithin = (directory: string, path: string): boolean => {
+  const relative = NodePath.relative(directory, path)
+  return (
+    relative === "" ||
+    (relative !== ".." && !relative.startsWith(`..${NodePath.sep}`) && !NodePath.isAbsolute(relative))
+  )
+}
 
 const editPatterns = (analysis: ShellAnalysis.Analysis): { files: Array<string>; targets: Array<string> } => {
   const out: Array<string> = []
@@ -362,10 +591,23 @@ const listDirectory = (directory: string): Array<{ name: string; directory: bool
  */
 export const judge = (analysis: ShellAnalysis.Analysis, options: Options): Verdict => {
   const mode = options.mode ?? "ask"
-  const judged = requests(analysis).map((request): Judged => {
+  const vouched = Ruleset.vouched(options.ruleset)
+  // Each ruleset compiled once for every pattern of the command (the vouched one when a
+  // pattern is vouched for).
+  const plain = Ruleset.evaluator(options.ruleset)
+  let lifted: ((permission: string, pattern: string) => Permission.Rule) | undefined
+  const liftedRules = (): ((permission: string, pattern: string) => Permission.Rule) => {
+    if (lifted === undefined) lifted = vouched === options.ruleset ? plain : Ruleset.evaluator(vouched)
+    return lifted
+  }
+  const judged = requests(analysis, options).map((request): Judged => {
+    const harmless = new Set(request.harmless)
     const rules = request.patterns.map((pattern): Decision => {
-      const rule = Permission.evaluate(request.permission, pattern, options.ruleset)
-      const index = options.ruleset.indexOf(rule)
+      // A vouched ruleset holds the same rules at the same indexes, conditions lifted.
+      const vouch = harmless.has(pattern)
+      const ruleset = vouch ? vouched : options.ruleset
+      const rule = (vouch ? liftedRules() : plain)(request.permission, pattern)
+      const index = ruleset.indexOf(rule)
       const source = index === -1 ? "default" : (options.sources?.[index] ?? `rule ${index + 1}`)
       return { pattern, action: rule.action, rule, source }
     })
@@ -376,6 +618,9 @@ export const judge = (analysis: ShellAnalysis.Analysis, options: Options): Verdi
         : "allow"
     const base: Permission.Action = ruled === "allow" && request.escalated ? "ask" : ruled
     if (base !== "ask") return { ...request, decision: base, ruled, rules }
+    const remembered = rememberedAllow(request, rules, options)
+    if (remembered !== undefined)
+      return { ...request, decision: "allow", ruled, rules: remembered, approvedBy: "approval" }
     if (mode === "yolo") return { ...request, decision: "allow", ruled, rules, approvedBy: "yolo" }
     if (
       mode === "auto" &&
@@ -396,20 +641,81 @@ export const judge = (analysis: ShellAnalysis.Analysis, options: Options): Verdi
   return { decision, requests: judged, analysis }
 }
 
+// The request's decisions when remembered approvals allow every one of its patterns, the
+// way `Permission.ask` would find them (with the escalation's extra asks in the ruleset).
+const rememberedAllow = (
+  request: Request,
+  rules: ReadonlyArray<Decision>,
+  options: Options
+): ReadonlyArray<Decision> | undefined => {
+  const approved = options.approved ?? []
+  if (approved.length === 0) return undefined
+  const asked = rulesetFor(request, options.ruleset)
+  const decided = rules.map((decision): Decision => {
+    const rule = Ruleset.withApprovals(
+      request.permission,
+      decision.pattern,
+      asked,
+      approved,
+      request.subject,
+      request.exactApprovals
+    )
+    return approved.includes(rule)
+      ? { ...decision, action: rule.action, rule, source: "remembered approval" }
+      : decision
+  })
+  return decided.every((d) => d.action === "allow") ? decided : undefined
+}
+
 /**
- * The ruleset to pass to `Permission.ask` for `request`: `ruleset` itself, or for an
- * escalated request, `ruleset` plus an `ask` rule for each pattern the rules allow (so the
- * person is asked; a configured deny still wins, it is decided before).
+ * The ruleset to pass to `Permission.ask` for `request`: `ruleset` itself, plus a literal
+ * rule for each of the request's {@link Request.harmless} patterns that a `when:
+ * "harmless"` rule decides (what that rule says, for that pattern only); for an escalated
+ * request, plus an `ask` rule for each pattern the rules allow (so the person is asked; a
+ * configured deny still wins, it is decided before).
  *
  * @since 0.0.0
  */
 export const rulesetFor = (request: Request, ruleset: Permission.Ruleset): Permission.Ruleset => {
-  if (!request.escalated) return ruleset
-  const extra = request.patterns
-    .filter((pattern) => Permission.evaluate(request.permission, pattern, ruleset).action === "allow")
-    .map((pattern): Permission.Rule => ({ permission: request.permission, pattern, action: "ask" }))
-  return extra.length === 0 ? ruleset : Permission.merge(ruleset, extra)
+  if (request.escalated) return escalatedRuleset(request.permission, request.patterns, ruleset)
+  if (request.harmless.length === 0) return ruleset
+  const vouched = Ruleset.vouched(ruleset)
+  const decided = request.harmless.flatMap((pattern): Array<Permission.Rule> => {
+    const rule = Ruleset.evaluate(request.permission, pattern, vouched)
+    // Only where a lifted condition decides: the last matching rule is a conditional one.
+    const index = vouched.indexOf(rule)
+    return index !== -1 && ruleset[index]!.when !== undefined
+      ? [{ permission: request.permission, pattern, action: rule.action, literal: true }]
+      : []
+  })
+  return decided.length === 0 ? ruleset : Ruleset.merge(ruleset, decided)
 }
+
+/**
+ * `ruleset` with an `ask` rule for each of `patterns` that it allows: what an escalated
+ * request is judged by (a person is asked; a configured deny still wins, decided before).
+ *
+ * @since 0.0.0
+ */
+export const escalatedRuleset = (
+  permission: string,
+  patterns: ReadonlyArray<string>,
+  ruleset: Permission.Ruleset
+): Permission.Ruleset => {
+  const extra = patterns
+    .filter((pattern) => Ruleset.evaluate(permission, pattern, ruleset).action === "allow")
+    .map((pattern): Permission.Rule => ({ permission, pattern, action: "ask" }))
+  return extra.length === 0 ? ruleset : Ruleset.merge(ruleset, extra)
+}
+
+/**
+ * Whether writing `path` (absolute, links resolved) changes what later commands run or what
+ * the gate allows: `.git/hooks/*`, `.npmrc`, shell profiles, `gatehouse.json`, agents'
+ * settings. Such a write is an escalated edit, whichever tool makes it.
+ *
+ * @since 0.0.0
+ */
+export const configuresExecution: (path: string) => boolean = configures
 
 /**
  * An analyse-and-judge function bound to the current `ShellParser` (what the shell tool

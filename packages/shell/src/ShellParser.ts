@@ -4,16 +4,17 @@
  * The layer loads the web-tree-sitter runtime and the bash and PowerShell grammars once,
  * from the installed `web-tree-sitter`, `tree-sitter-bash` and `tree-sitter-powershell`
  * packages (resolved through the module system, so it works wherever they are installed).
- * The PowerShell grammar is read when the layer is built and compiled on the first
- * PowerShell text; a file that is not a grammar then fails that parse as a defect carrying
- * a {@link LoadError}.
+ * The PowerShell grammar's file must be readable when the layer is built, but it is read
+ * and compiled on the first PowerShell text; a file that is not a grammar then fails that
+ * parse as a defect carrying a {@link LoadError}.
  * Every tree is deleted: `parse` acquires it with `Effect.acquireRelease` (deleted when its
  * scope closes), `withTrees` deletes the trees of its synchronous work when that work ends.
  * A tree left undeleted keeps its wasm memory for ever.
  *
  * @since 0.0.0
  */
-import { readFile } from "node:fs/promises"
+import { readFileSync } from "node:fs"
+import { access, constants, readFile } from "node:fs/promises"
 import * as NodePath from "node:path"
 import { fileURLToPath } from "node:url"
 import * as Context from "effect/Context"
@@ -245,11 +246,11 @@ export const layerFrom = (locations: {
         try: () => Language.loadSync(compiledBash),
         catch: (cause) => loadError(locations.bash, cause)
       })
-      // The PowerShell grammar is read now (a missing file fails the layer) but compiled on
-      // the first PowerShell text: most processes judge only bash, and the compile and its
-      // first parse cost more than a whole `gatehouse check` of a bash command.
-      const powershellBytes = yield* Effect.tryPromise({
-        try: () => readFile(locations.powershell),
+      // The PowerShell grammar must be readable now (a missing file fails the layer) but is
+      // read and compiled on the first PowerShell text: most processes judge only bash, and
+      // its 1 MB, its compile and its first parse cost more than a whole `gatehouse check`.
+      yield* Effect.tryPromise({
+        try: () => access(locations.powershell, constants.R_OK),
         catch: (cause) => loadError(locations.powershell, cause)
       })
       const made: Array<Parser> = []
@@ -269,7 +270,7 @@ export const layerFrom = (locations: {
         if (parser === undefined) {
           let language: Language
           try {
-            language = Language.loadSync(compileWasm(powershellBytes))
+            language = Language.loadSync(compileWasm(readFileSync(locations.powershell)))
           } catch (cause) {
             // Thrown inside Effect.sync, so a defect carrying the typed error and its file.
             throw loadError(locations.powershell, cause)

@@ -2,14 +2,19 @@
  * How a command becomes a process: which shell runs it, and one run of `<shell> -c
  * <command>` in its own process group, with stdout and stderr merged into one stream of
  * bytes, a timeout, an optional abort, and a guarantee that nothing of the group is left
- * running when the run returns. Every process of a run carries `GATEHOUSE_RUN_ID=<tag>` in
- * its environment; on Linux the processes that left the group (`setsid`, `set -m`,
- * `setpgid`) are found by it in /proc and killed too, and the outcome counts what had to
- * be killed after the command ended. A process that clears its environment (`env -i`)
- * still escapes this; a cgroup or PID namespace (the sandbox) is what closes that.
- * Outside a sandbox a small watcher (`/bin/sh`, in a session of its own) waits on a pipe
- * only Gatehouse holds: if Gatehouse dies, kill -9 included, it kills the group and the
- * tagged processes; a sandboxed run dies with its parent through bubblewrap instead.
+ * running when the run returns. Every process a command starts is held, whatever it does
+ * to its session, group or environment (`env -i setsid …`): in a sandbox by its PID
+ * namespace; outside one by a cgroup v2 of its own where this process may make one (the
+ * wrapper shell is moved into it before it runs anything; at the end what is left in it is
+ * killed at once with `cgroup.kill`), else by a PID namespace of its own (bubblewrap with
+ * `/` bound as it is), else by nothing more than its process group and the run's tag:
+ * every process carries `GATEHOUSE_RUN_ID=<tag>` in its environment, and on Linux the ones
+ * that left the group are found by it in /proc (a process that also clears its environment
+ * escapes then; `Outcome.containment` says which held the command, and why none did). The
+ * outcome counts what had to be killed after the command ended. Outside a sandbox a small
+ * watcher (`/bin/sh`, in a session of its own) waits on a pipe only Gatehouse holds: if
+ * Gatehouse dies, kill -9 included, it kills the cgroup, the group and the tagged
+ * processes; a PID namespace dies with its parent through bubblewrap instead.
  *
  * Built on `node:child_process` behind an Effect API rather than effect's
  * `ChildProcessSpawner`, whose handle (effect 4.1.0) cannot do four things this module
@@ -27,14 +32,17 @@ import { accessSync, constants, existsSync, statSync } from "node:fs"
 import * as NodePath from "node:path"
 import type { Readable } from "node:stream"
 import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Schema from "effect/Schema"
+import * as Cgroup from "./internal/cgroup.ts"
 import {
   groupAlive,
   liveMembers,
+  pidTaken,
   RUN_TAG,
   signalEach,
   signalGroup,
@@ -226,6 +234,12 @@ export interface RunOptions {
   readonly timeout: Duration.Input
   /** Receives the merged output in arrival order; the next chunk waits for it (backpressure). */
   readonly onOutput: (chunk: Uint8Array) => Effect.Effect<void>
+  /**
+   * Given, stderr is a pipe of its own whose chunks come here (with the same backpressure),
+   * and `onOutput` gets stdout alone; the order between the two is then lost. Without it,
+   * stderr is merged into `onOutput` in write order.
+   */
+  readonly onStderr?: ((chunk: Uint8Array) => Effect.Effect<void>) | undefined
   /** Stops the run when it completes: the group is killed and the outcome says `interrupted`. */
   readonly abort?: Effect.Effect<void> | undefined
   /** Between SIGTERM and SIGKILL of the group; default {@link KILL_AFTER}. */
@@ -240,7 +254,39 @@ export interface RunOptions {
    * inside goes with it.
    */
   readonly wrapper?: { readonly file: string; readonly args: ReadonlyArray<string> } | undefined
+  /**
+   * Without a `wrapper`, where no cgroup can be made: a bubblewrap to hold the command in a
+   * PID namespace of its own (asked only then; undefined when there is none that works).
+   */
+  readonly pidNamespace?: (() => string | undefined) | undefined
+  /** Where the command's cgroup is made; default: in this process's own cgroup ({@link CgroupParent}). */
+  readonly cgroupParent?: string | undefined
 }
+
+/**
+ * The cgroup v2 directory commands' cgroups are made in, as the bash tool reads it;
+ * `undefined` (the default) is this process's own cgroup. Tests point it at a directory
+ * where none can be made, to run the fallbacks.
+ *
+ * @since 0.1.0
+ */
+export const CgroupParent: Context.Reference<string | undefined> = Context.Reference<string | undefined>(
+  "@gatehousejs/shell/ShellProcess/CgroupParent",
+  { defaultValue: () => undefined }
+)
+
+/**
+ * What holds every process a command starts, so that none outlives it: the sandbox's PID
+ * namespace; outside it a cgroup v2 of its own (killed whole, whatever its processes did to
+ * their session, group or environment); else a PID namespace of its own (bubblewrap with
+ * `/` bound as it is: the command dies with its namespace); else `none`, and only the
+ * process group and the run's tag in the environment find what it left.
+ *
+ * @since 0.1.0
+ */
+export type Containment =
+  | { readonly kind: "sandbox" | "cgroup" | "pid-namespace" }
+  | { readonly kind: "none"; readonly reason: string }
 
 /**
  * How a run ended. `exitCode` is null when the shell died by `signal`. `complete` is false
@@ -266,6 +312,8 @@ export interface Outcome {
   readonly killed: number
   /** Of {@link killed}, how many had left the command's process group. */
   readonly escaped: number
+  /** What held the command's processes. */
+  readonly containment: Containment
 }
 
 /**
@@ -295,14 +343,14 @@ const AFTER_SIGKILL_MS = 1000
 // resumes (and discards) an unread stdio stream when the child exits, so a reader that
 // starts one tick late loses the output of a quick command. Chunks queue up to
 // PIPE_BUFFER bytes while the consumer is busy (the pipe is paused beyond that), and the
-// consumer takes them all at once: reading overlaps the consumer's writes, and a fast
-// producer costs one `onOutput` per ~megabyte rather than one per 64 KiB.
+// consumer takes them all at once, as they came (never copied into one): reading overlaps
+// the consumer's writes, and a fast producer costs one wake-up per ~megabyte.
 const PIPE_BUFFER = 1024 * 1024
 
 interface Pipe {
   readonly stream: Readable
   /** What has arrived, `null` at the end of the stream, `undefined` when nothing has yet. */
-  readonly read: () => Buffer | null | undefined
+  readonly read: () => ReadonlyArray<Buffer> | null | undefined
   /** Completes when `read` may have something new. */
   readonly wait: Effect.Effect<void>
 }
@@ -334,7 +382,7 @@ const openPipe = (stream: Readable): Pipe => {
     stream,
     read: () => {
       if (queued === 0) return ended ? null : undefined
-      const out = queue.length === 1 ? queue[0]! : Buffer.concat(queue, queued)
+      const out = queue
       queue = []
       queued = 0
       if (!ended && stream.isPaused()) stream.resume()
@@ -353,6 +401,23 @@ const openPipe = (stream: Readable): Pipe => {
   }
 }
 
+/** One pipe being read, and what the drain needs to know of it. */
+interface Reader {
+  readonly pipe: Pipe
+  readonly eof: Deferred.Deferred<void>
+  waiting: boolean
+  idleSince: number
+  fiber: Fiber.Fiber<void> | undefined
+}
+
+const reader = (pipe: Pipe): Reader => ({
+  pipe,
+  eof: Deferred.makeUnsafe<void>(),
+  waiting: false,
+  idleSince: 0,
+  fiber: undefined
+})
+
 interface Proc {
   readonly child: ChildProcess
   /** Outside a sandbox: the process that kills the run's processes if Gatehouse dies first. */
@@ -360,32 +425,44 @@ interface Proc {
   readonly pid: number
   /** The value of `GATEHOUSE_RUN_ID` in the environment of everything this run starts. */
   readonly tag: string
+  readonly containment: Containment
+  /** With a cgroup: whether the command runs in it (the kernel may refuse the move). */
+  readonly entered: Deferred.Deferred<boolean>
+  /** The command's own cgroup, when it has one. */
+  readonly cgroup: Cgroup.Cgroup | undefined
   /** What had to be killed once the command ended (see `Outcome.killed`). */
   killed: number
   escaped: number
-  readonly stdout: Pipe
+  /** stdout (with stderr merged in, unless `onStderr` was given). */
+  readonly stdout: Reader
+  /** stderr, with `onStderr`. */
+  readonly stderr: Reader | undefined
   readonly exited: Deferred.Deferred<readonly [number | null, NodeJS.Signals | null]>
-  readonly eof: Deferred.Deferred<void>
-  // Reader state, written by the reader fiber and read by the drain loop.
-  waiting: boolean
-  idleSince: number
   bytes: number
-  reader: Fiber.Fiber<void> | undefined
 }
 
 // Outside a sandbox nothing ties the command to Gatehouse's life: a watcher in a session of
 // its own waits on a pipe only Gatehouse holds; when Gatehouse dies (kill -9 included) the
 // pipe closes and the watcher kills the command's group and every process with its tag.
 // When the run ends normally the watcher is killed instead.
+// With a cgroup ($3), everything in it goes first, at once; the cgroup is removed after.
 const WATCHER =
-  'read -r _; kill -KILL -- -"$1" 2>/dev/null; for e in /proc/[0-9]*/environ; do if tr "\\0" "\\n" < "$e" 2>/dev/null | grep -qx "$2"; then p=${e#/proc/}; kill -KILL "${p%/environ}" 2>/dev/null; fi; done'
+  'read -r _; [ -n "$3" ] && echo 1 > "$3/cgroup.kill" 2>/dev/null; kill -KILL -- -"$1" 2>/dev/null; for e in /proc/[0-9]*/environ; do if tr "\\0" "\\n" < "$e" 2>/dev/null | grep -qx "$2"; then p=${e#/proc/}; kill -KILL "${p%/environ}" 2>/dev/null; fi; done; [ -n "$3" ] && for i in 1 2 3 4 5 6 7 8 9 10; do rmdir "$3" 2>/dev/null && break; sleep 0.1; done'
 
-const startWatcher = (pid: number, tag: string): ChildProcess | undefined => {
+const startWatcher = (
+  pid: number,
+  tag: string,
+  cgroup: Cgroup.Cgroup | undefined
+): ChildProcess | undefined => {
   try {
-    const watcher = spawn("/bin/sh", ["-c", WATCHER, "sh", String(pid), `${RUN_TAG}=${tag}`], {
-      detached: true,
-      stdio: ["pipe", "ignore", "ignore"]
-    })
+    const watcher = spawn(
+      "/bin/sh",
+      ["-c", WATCHER, "sh", String(pid), `${RUN_TAG}=${tag}`, cgroup?.path ?? ""],
+      {
+        detached: true,
+        stdio: ["pipe", "ignore", "ignore"]
+      }
+    )
     watcher.on("error", () => {})
     watcher.unref()
     ;(watcher.stdin as unknown as { unref?: () => void } | null)?.unref?.()
@@ -397,7 +474,18 @@ const startWatcher = (pid: number, tag: string): ChildProcess | undefined => {
 
 const leaderExited = (proc: Proc): boolean => proc.child.exitCode !== null || proc.child.signalCode !== null
 
-const alive = (proc: Proc): boolean => !leaderExited(proc) || groupAlive(proc.pid)
+// The group is the run's while its leader runs, and after it only while nobody holds the
+// leader's pid again (a reused pid leads a stranger's group: signalling it would stop the
+// wrong program). Checked in the same synchronous step as each signal, so the leader cannot
+// be reaped in between.
+const groupIsOurs = (proc: Proc): boolean => !leaderExited(proc) || !pidTaken(proc.pid)
+
+// A PID namespace's processes die with it, but not at once: they are waited for like any.
+const alive = (proc: Proc): boolean => !leaderExited(proc) || (groupIsOurs(proc) && groupAlive(proc.pid))
+
+const signalOurGroup = (proc: Proc, signal: NodeJS.Signals): void => {
+  if (groupIsOurs(proc)) signalGroup(proc.pid, signal)
+}
 
 const checkDirectory = (cwd: string): Effect.Effect<void, SpawnError> =>
   Effect.suspend(() => {
@@ -412,19 +500,46 @@ const checkDirectory = (cwd: string): Effect.Effect<void, SpawnError> =>
 // stdout and stderr share one pipe so their order is the order of the writes: a tiny
 // `/bin/sh` wrapper points fd 2 at fd 1 and `exec`s the shell, which keeps the pid (the
 // group leader) and runs the command verbatim.
-const MERGE_WRAPPER = 'exec "$@" 2>&1'
+// With `onStderr` the `2>&1` is left out (`merged` false): fd 2 is then a pipe of its own.
+const mergeWrapper = (merged: boolean) => `exec "$@"${merged ? " 2>&1" : ""}`
+
+// The same, after the wrapper moved itself into the cgroup ($1), so nothing of the command
+// runs (or forks) outside it; whether the kernel let it is said on fd 3, closed before the
+// command runs. The move is made here rather than by Gatehouse writing the pid: it costs a
+// kernel synchronisation of a few milliseconds that would otherwise block the event loop.
+const cgroupWrapper = (merged: boolean) =>
+  `if echo 0 > "$1/cgroup.procs" 2>/dev/null; then echo in >&3; fi; exec 3>&-; shift; ${mergeWrapper(merged)}`
+
+// A PID namespace and nothing else: the whole file system bound as it is, a /proc of the
+// namespace (so pids agree with what the command sees), and death with Gatehouse.
+const PID_NAMESPACE_ARGS = [
+  "--dev-bind",
+  "/",
+  "/",
+  "--proc",
+  "/proc",
+  "--unshare-pid",
+  "--die-with-parent",
+  "--"
+]
 
 // Before a sandbox starts, every descriptor above 2 that this process inherited without
 // close-on-exec is closed: an open file or directory of the host would be a way out of it.
 // bash can name any descriptor; a plain sh only 3 to 9.
-const SANDBOX_LAUNCHER = existsSync("/bin/bash")
-  ? [
-      "/bin/bash",
-      "-c",
-      'for f in /proc/self/fd/*; do n=${f##*/}; if [ "$n" -gt 2 ] 2>/dev/null; then eval "exec $n>&-" 2>/dev/null; fi; done; exec "$@" 2>&1',
-      "bash"
-    ]
-  : ["/bin/sh", "-c", 'for n in 3 4 5 6 7 8 9; do eval "exec $n>&-" 2>/dev/null; done; exec "$@" 2>&1', "sh"]
+const sandboxLauncher = (merged: boolean) =>
+  existsSync("/bin/bash")
+    ? [
+        "/bin/bash",
+        "-c",
+        `for f in /proc/self/fd/*; do n=\${f##*/}; if [ "$n" -gt 2 ] 2>/dev/null; then eval "exec $n>&-" 2>/dev/null; fi; done; ${mergeWrapper(merged)}`,
+        "bash"
+      ]
+    : [
+        "/bin/sh",
+        "-c",
+        `for n in 3 4 5 6 7 8 9; do eval "exec $n>&-" 2>/dev/null; done; ${mergeWrapper(merged)}`,
+        "sh"
+      ]
 
 const start = (options: RunOptions): Effect.Effect<Proc, SpawnError> =>
   Effect.callback<Proc, SpawnError>((resume) => {
@@ -434,69 +549,125 @@ const start = (options: RunOptions): Effect.Effect<Proc, SpawnError> =>
     }
     const argv = commandArgv(options.shell, options.command)
     const tag = randomBytes(8).toString("hex")
+    // Outside a sandbox: a cgroup of its own, else a PID namespace of its own, else none.
+    let containment: Containment = { kind: "sandbox" }
+    let cgroup: Cgroup.Cgroup | undefined
+    let pidNamespace: string | undefined
+    if (options.wrapper === undefined) {
+      const made = Cgroup.create(tag, options.cgroupParent)
+      if ("path" in made) {
+        cgroup = made
+        containment = { kind: "cgroup" }
+      } else {
+        pidNamespace = options.pidNamespace?.()
+        containment =
+          pidNamespace === undefined
+            ? {
+                kind: "none",
+                reason: `${made.reason}, and no bubblewrap that can make a PID namespace`
+              }
+            : { kind: "pid-namespace" }
+      }
+    }
     let child: ChildProcess
+    const merged = options.onStderr === undefined
     try {
       // Sandboxed, the merge happens outside, so the sandbox's own errors reach the output too.
       const [file, ...args] =
-        options.wrapper === undefined
-          ? ["/bin/sh", "-c", MERGE_WRAPPER, "sh", ...argv]
-          : [...SANDBOX_LAUNCHER, options.wrapper.file, ...options.wrapper.args, ...argv]
+        options.wrapper !== undefined
+          ? [...sandboxLauncher(merged), options.wrapper.file, ...options.wrapper.args, ...argv]
+          : cgroup !== undefined
+            ? ["/bin/sh", "-c", cgroupWrapper(merged), "sh", cgroup.path, ...argv]
+            : pidNamespace !== undefined
+              ? ["/bin/sh", "-c", mergeWrapper(merged), "sh", pidNamespace, ...PID_NAMESPACE_ARGS, ...argv]
+              : ["/bin/sh", "-c", mergeWrapper(merged), "sh", ...argv]
+      const stderr = merged ? "ignore" : "pipe"
       child = spawn(file!, args, {
         cwd: options.cwd,
         // The tag follows every process the command starts, whatever group it moves to.
         env: { ...(options.env ?? process.env), [RUN_TAG]: tag },
         detached: true,
-        stdio: ["ignore", "pipe", "ignore"]
+        stdio: cgroup === undefined ? ["ignore", "pipe", stderr] : ["ignore", "pipe", stderr, "pipe"]
       })
     } catch (error) {
+      if (cgroup !== undefined) Cgroup.remove(cgroup)
       resume(Effect.fail(new SpawnError({ cwd: options.cwd, reason: String(error) })))
       return
     }
+    const entered = Deferred.makeUnsafe<boolean>()
+    const status = cgroup === undefined ? undefined : (child.stdio[3] as Readable | null | undefined)
+    if (status == null) Deferred.doneUnsafe(entered, Effect.succeed(cgroup !== undefined))
+    else {
+      let said = ""
+      status.on("data", (chunk: Buffer) => {
+        said += chunk.toString("latin1")
+      })
+      status.on("error", () => {})
+      status.once("close", () => Deferred.doneUnsafe(entered, Effect.succeed(said.startsWith("in"))))
+    }
     const exited = Deferred.makeUnsafe<readonly [number | null, NodeJS.Signals | null]>()
     child.once("exit", (code, signal) => Deferred.doneUnsafe(exited, Effect.succeed([code, signal] as const)))
-    child.once("error", (error) =>
+    child.once("error", (error) => {
+      if (cgroup !== undefined) Cgroup.remove(cgroup)
       resume(Effect.fail(new SpawnError({ cwd: options.cwd, reason: error.message })))
-    )
-    const stdout = openPipe(child.stdout!)
+    })
+    const stdout = reader(openPipe(child.stdout!))
+    const stderr = merged ? undefined : reader(openPipe(child.stderr!))
     child.once("spawn", () => {
       // A later error (a failed kill) must not become an uncaught exception.
       child.on("error", () => {})
       resume(
         Effect.succeed({
           child,
-          watcher: options.wrapper === undefined ? startWatcher(child.pid!, tag) : undefined,
+          // A PID namespace of its own dies with us already (--die-with-parent).
+          watcher:
+            containment.kind === "cgroup" || containment.kind === "none"
+              ? startWatcher(child.pid!, tag, cgroup)
+              : undefined,
           pid: child.pid!,
           tag,
+          containment,
+          entered,
+          cgroup,
           killed: 0,
           escaped: 0,
           stdout,
+          stderr,
           exited,
-          eof: Deferred.makeUnsafe<void>(),
-          waiting: false,
-          idleSince: 0,
-          bytes: 0,
-          reader: undefined
+          bytes: 0
         })
       )
     })
   })
 
-const readLoop = Effect.fnUntraced(function* (proc: Proc, onOutput: RunOptions["onOutput"]) {
+const readLoop = Effect.fnUntraced(function* (proc: Proc, from: Reader, onOutput: RunOptions["onOutput"]) {
   while (true) {
-    const chunk = proc.stdout.read()
-    if (chunk === null) break
-    if (chunk === undefined) {
-      proc.idleSince = yield* Clock.currentTimeMillis
-      proc.waiting = true
-      yield* proc.stdout.wait
-      proc.waiting = false
+    const chunks = from.pipe.read()
+    if (chunks === null) break
+    if (chunks === undefined) {
+      from.idleSince = yield* Clock.currentTimeMillis
+      from.waiting = true
+      yield* from.pipe.wait
+      from.waiting = false
       continue
     }
-    proc.bytes += chunk.length
-    yield* onOutput(chunk)
+    for (const chunk of chunks) {
+      proc.bytes += chunk.length
+      yield* onOutput(chunk)
+    }
   }
-  yield* Deferred.succeed(proc.eof, undefined)
+  yield* Deferred.succeed(from.eof, undefined)
 })
+
+const readers = (proc: Proc): ReadonlyArray<Reader> =>
+  proc.stderr === undefined ? [proc.stdout] : [proc.stdout, proc.stderr]
+
+/** Whether every pipe has reached its end. */
+const allEnded = (proc: Proc) =>
+  Effect.map(
+    Effect.forEach(readers(proc), (from) => Deferred.isDone(from.eof)),
+    (done) => done.every(Boolean)
+  )
 
 /** Waits until the group is gone; true if it went within `ms`. */
 const waitGone = Effect.fnUntraced(function* (proc: Proc, ms: number) {
@@ -508,10 +679,18 @@ const waitGone = Effect.fnUntraced(function* (proc: Proc, ms: number) {
   return true
 })
 
-/** Waits until none of the run's tagged processes is left; true if they went within `ms`. */
-const waitEscapedGone = Effect.fnUntraced(function* (proc: Proc, ms: number) {
+// The processes of the run outside its group's leader: those with its tag and those in its cgroup.
+const outsiders = (proc: Proc): ReadonlyArray<number> => {
+  const found = new Set(taggedProcesses(proc.tag))
+  if (proc.cgroup !== undefined) for (const pid of Cgroup.members(proc.cgroup)) found.add(pid)
+  found.delete(proc.pid)
+  return [...found]
+}
+
+/** Waits until none of the run's tagged or cgroup processes is left; true if they went within `ms`. */
+const waitOutsidersGone = Effect.fnUntraced(function* (proc: Proc, ms: number) {
   const deadline = (yield* Clock.currentTimeMillis) + ms
-  while (taggedProcesses(proc.tag).length > 0) {
+  while (outsiders(proc).length > 0) {
     if ((yield* Clock.currentTimeMillis) >= deadline) return false
     yield* Effect.sleep(POLL_MS)
   }
@@ -520,22 +699,23 @@ const waitEscapedGone = Effect.fnUntraced(function* (proc: Proc, ms: number) {
 
 /**
  * SIGTERM to the group, SIGKILL after `killAfter`, and wait until no live member is left;
- * then the same for the processes that left the group but carry the run's tag.
+ * then the same for the processes that left the group but carry the run's tag or are in
+ * its cgroup (there SIGKILL goes to the whole cgroup at once).
  */
 const terminate = Effect.fnUntraced(function* (proc: Proc, killAfter: number) {
   // The shell itself is the command, not something it left behind.
-  const members = new Set(liveMembers(proc.pid).filter((pid) => pid !== proc.pid))
+  const members = new Set(groupIsOurs(proc) ? liveMembers(proc.pid).filter((pid) => pid !== proc.pid) : [])
   const escaped = new Set<number>()
   const scan = () => {
-    const found = taggedProcesses(proc.tag).filter((pid) => pid !== proc.pid)
+    const found = outsiders(proc)
     for (const pid of found) if (!members.has(pid)) escaped.add(pid)
     return found
   }
   scan()
   if (alive(proc)) {
-    signalGroup(proc.pid, "SIGTERM")
+    signalOurGroup(proc, "SIGTERM")
     if (!(yield* waitGone(proc, killAfter))) {
-      signalGroup(proc.pid, "SIGKILL")
+      signalOurGroup(proc, "SIGKILL")
       yield* waitGone(proc, AFTER_SIGKILL_MS)
     }
   }
@@ -543,13 +723,26 @@ const terminate = Effect.fnUntraced(function* (proc: Proc, killAfter: number) {
   const left = scan()
   if (left.length > 0) {
     signalEach(left, "SIGTERM")
-    if (!(yield* waitEscapedGone(proc, killAfter))) {
+    if (!(yield* waitOutsidersGone(proc, killAfter))) {
+      if (proc.cgroup !== undefined) Cgroup.killAll(proc.cgroup)
       signalEach(scan(), "SIGKILL")
-      yield* waitEscapedGone(proc, AFTER_SIGKILL_MS)
+      yield* waitOutsidersGone(proc, AFTER_SIGKILL_MS)
     }
   }
   proc.killed += members.size + escaped.size
   proc.escaped += escaped.size
+})
+
+/** Removes the run's cgroup once the last of its processes has gone (they may take a moment to exit). */
+const removeCgroup = Effect.fnUntraced(function* (proc: Proc) {
+  if (proc.cgroup === undefined) return
+  for (let tries = 0; !Cgroup.remove(proc.cgroup); tries++) {
+    if (tries === AFTER_SIGKILL_MS / POLL_MS) return
+    if (tries === 0) Cgroup.killAll(proc.cgroup)
+    yield* Effect.sleep(POLL_MS)
+  }
+  // Stale ones emptied when this run started can go now.
+  Cgroup.reapStale(NodePath.dirname(proc.cgroup.path))
 })
 
 /**
@@ -559,10 +752,17 @@ const terminate = Effect.fnUntraced(function* (proc: Proc, killAfter: number) {
 const drain = Effect.fnUntraced(function* (proc: Proc, quiet: number, max: number) {
   const start = yield* Clock.currentTimeMillis
   const deadline = start + max
-  while (!(yield* Deferred.isDone(proc.eof))) {
+  while (!(yield* allEnded(proc))) {
     const now = yield* Clock.currentTimeMillis
-    if (now >= deadline || (proc.waiting && now - Math.max(proc.idleSince, start) >= quiet)) return
-    yield* Effect.raceFirst(Deferred.await(proc.eof), Effect.sleep(POLL_MS))
+    // Silent means every pipe still open is waiting, and has been for `quiet`.
+    const open: Array<Reader> = []
+    for (const from of readers(proc)) if (!(yield* Deferred.isDone(from.eof))) open.push(from)
+    const silent = open.every((from) => from.waiting && now - Math.max(from.idleSince, start) >= quiet)
+    if (now >= deadline || silent) return
+    yield* Effect.raceFirst(
+      Effect.raceAll(open.map((from) => Deferred.await(from.eof))),
+      Effect.sleep(POLL_MS)
+    )
   }
 })
 
@@ -572,10 +772,12 @@ const drain = Effect.fnUntraced(function* (proc: Proc, quiet: number, max: numbe
  * being interrupted) the reader is interrupted.
  */
 const stopReading = Effect.fnUntraced(function* (proc: Proc, finish: boolean) {
-  proc.stdout.stream.destroy()
-  if (proc.reader === undefined) return
-  if (finish) yield* Fiber.join(proc.reader)
-  else yield* Fiber.interrupt(proc.reader)
+  for (const from of readers(proc)) {
+    from.pipe.stream.destroy()
+    if (from.fiber === undefined) continue
+    if (finish) yield* Fiber.join(from.fiber)
+    else yield* Fiber.interrupt(from.fiber)
+  }
 })
 
 type Ending = "exit" | "timeout" | "abort"
@@ -584,7 +786,9 @@ const supervise = Effect.fnUntraced(function* (proc: Proc, options: RunOptions) 
   const killAfter = Duration.toMillis(options.killAfter ?? KILL_AFTER)
   const quiet = Duration.toMillis(options.drainQuiet ?? DRAIN_QUIET)
   const max = Duration.toMillis(options.drainMax ?? DRAIN_MAX)
-  proc.reader = yield* Effect.forkChild(readLoop(proc, options.onOutput))
+  proc.stdout.fiber = yield* Effect.forkChild(readLoop(proc, proc.stdout, options.onOutput))
+  if (proc.stderr !== undefined && options.onStderr !== undefined)
+    proc.stderr.fiber = yield* Effect.forkChild(readLoop(proc, proc.stderr, options.onStderr))
   const ending: Ending = yield* Effect.raceAll<Effect.Effect<Ending>>([
     Effect.as(Deferred.await(proc.exited), "exit"),
     Effect.as(Effect.sleep(options.timeout), "timeout"),
@@ -597,7 +801,7 @@ const supervise = Effect.fnUntraced(function* (proc: Proc, options: RunOptions) 
   }
   yield* terminate(proc, killAfter)
   yield* drain(proc, quiet, max)
-  const complete = yield* Deferred.isDone(proc.eof)
+  const complete = yield* allEnded(proc)
   yield* stopReading(proc, true)
   const [exitCode, signal] = leaderExited(proc)
     ? yield* Deferred.await(proc.exited)
@@ -611,14 +815,18 @@ const supervise = Effect.fnUntraced(function* (proc: Proc, options: RunOptions) 
     complete,
     bytes: proc.bytes,
     killed: proc.killed,
-    escaped: proc.escaped
+    escaped: proc.escaped,
+    containment:
+      proc.cgroup !== undefined && !(yield* Deferred.await(proc.entered))
+        ? { kind: "none", reason: `the command could not be moved into its cgroup ${proc.cgroup.path}` }
+        : proc.containment
   } satisfies Outcome
 })
 
 /**
  * Runs `command` with `shell` in `cwd`: its own process group (a new session, so no
  * controlling terminal), stdin from /dev/null, stdout and stderr merged in write order and
- * passed to `onOutput`. Ends on the first of: the shell exits (what is left in the pipe is
+ * passed to `onOutput` (stderr to `onStderr` instead, when given). Ends on the first of: the shell exits (what is left in the pipe is
  * read, then any process left in the group is stopped), the timeout, or `abort`. The group
  * gets SIGTERM, then SIGKILL after `killAfter`; when the effect returns, fails or is
  * interrupted, no live process of the group remains.
@@ -654,6 +862,7 @@ export const run: (options: RunOptions) => Effect.Effect<Outcome, SpawnError> = 
         Effect.gen(function* () {
           yield* terminate(proc, killAfter)
           yield* stopReading(proc, false)
+          yield* removeCgroup(proc)
           // Everything is stopped: the watcher is not needed (and must not act on a reused pid).
           proc.watcher?.kill("SIGKILL")
         })

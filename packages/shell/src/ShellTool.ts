@@ -20,6 +20,7 @@ import * as Truncate from "@gatehousejs/truncate/Truncate"
 import * as Prompt from "effect/ai/Prompt"
 import * as Tool from "effect/ai/Tool"
 import * as Toolkit from "effect/ai/Toolkit"
+import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
@@ -90,7 +91,12 @@ export const Result = Schema.Struct({
   /** Whether the command ran inside the kernel sandbox. */
   sandboxed: Schema.Boolean,
   /** What the sandbox refused, when the output says it refused something. */
-  sandboxRefusal: Schema.optionalKey(Schema.String)
+  sandboxRefusal: Schema.optionalKey(Schema.String),
+  /**
+   * What held every process the command started (see `ShellProcess.Containment`); with
+   * `none`, the output says why and what may have escaped. Absent from progress results.
+   */
+  containment: Schema.optionalKey(Schema.Literals(["sandbox", "cgroup", "pid-namespace", "none"]))
 })
 /**
  * @since 0.0.0
@@ -241,9 +247,6 @@ export const PROGRESS_CHARS = 30_000
 export const PROGRESS_INTERVAL = 100
 
 // The trace of one pattern for a person deciding: which rule decided it and where it is.
-const showDecision = (decision: ShellGate.Decision): string =>
-  `${decision.pattern} -> ${decision.rule.permission} ${JSON.stringify(decision.rule.pattern)} ${decision.action} (${decision.source})`
-
 const statusBlock = (outcome: ShellProcess.Outcome, timeout: number, maxTimeout: number): string => {
   const lines: Array<string> = []
   if (outcome.timedOut) {
@@ -264,6 +267,11 @@ const statusBlock = (outcome: ShellProcess.Outcome, timeout: number, maxTimeout:
       `${outcome.killed} process${outcome.killed === 1 ? "" : "es"} the command started ${outcome.killed === 1 ? "was" : "were"} still running after it ended and ${outcome.killed === 1 ? "was" : "were"} stopped${outcome.escaped > 0 ? ` (${outcome.escaped} had left its process group)` : ""}.`
     )
   }
+  if (outcome.containment.kind === "none") {
+    lines.push(
+      `Nothing held this command's processes (${outcome.containment.reason}): one it started that cleared its environment and left its process group (env -i setsid …) could not be found, and may still be running.`
+    )
+  }
   if (!outcome.complete) {
     lines.push(
       "Output written after the command exited was not all read: a process it started outside its process group still holds the output."
@@ -278,6 +286,25 @@ const refusalBlock = (refused: string): string =>
   `\n<sandbox_status>\nThe sandbox refused ${refused}. This is a policy of this workspace, not an error in the command. ` +
   "If the command must do this, ask for it to run outside the sandbox (`unsandboxed: true`); a person decides.\n</sandbox_status>"
 
+const plantedBlock = (planted: ReturnType<typeof Sandbox.removePlanted>): string => {
+  const lines: Array<string> = []
+  if (planted.removed.length > 0)
+    lines.push(
+      `The command created ${planted.removed.join(", ")}, which configure${planted.removed.length === 1 ? "s" : ""} what later commands run; the sandbox removed ${planted.removed.length === 1 ? "it" : "them"} again. ` +
+        "Such files are written with the write or edit tool, which asks a person."
+    )
+  if (planted.failed.length > 0)
+    lines.push(
+      `The command created ${planted.failed.join(", ")}, which configure${planted.failed.length === 1 ? "s" : ""} what later commands run, and it could not be removed. ` +
+        "Nothing should run outside the sandbox in this project until a person has looked at it."
+    )
+  if (planted.kept.length > 0)
+    lines.push(
+      `The command (or an editor meanwhile) created ${planted.kept.join(", ")}, which configures later commands.`
+    )
+  return lines.length === 0 ? "" : `\n<sandbox_status>\n${lines.join("\n")}\n</sandbox_status>`
+}
+
 /**
  * The live service: needs `Permission`, `Truncate` and the `ShellParser` the gate uses.
  *
@@ -289,9 +316,19 @@ export const layer: Layer.Layer<Service, never, Permission.Service | Truncate.Se
     Effect.gen(function* () {
       const permission = yield* Permission.Service
       const truncate = yield* Truncate.Service
+      // Projects' sandbox /tmp folders unused for a week go (looked for once a day).
+      const now = yield* Clock.currentTimeMillis
+      Sandbox.reapProjectTmpsDaily(Sandbox.projectTmpParent(), now)
       const judge = yield* ShellGate.make
+      // The truncation hint points the model at the spill directory: it may always read it.
+      const spillDirectories = () => ShellGate.readableDirectory(truncate.directory)
       // Which sandbox this machine offers, found on the first command (it runs bwrap once).
       let available: ReturnType<typeof Sandbox.detect> | undefined
+      // Outside the sandbox, where no cgroup can be made: bubblewrap for a PID namespace alone.
+      const pidNamespace = (locations: ReadonlyArray<string>) => () => {
+        available ??= Sandbox.detect(locations)
+        return available.kind === "bwrap" ? available.path : undefined
+      }
       const plan = (
         ctx: ShellContext.Shape,
         projectRoot: string
@@ -357,6 +394,7 @@ export const layer: Layer.Layer<Service, never, Permission.Service | Truncate.Se
           dialect: shell.dialect,
           ruleset: ctx.ruleset,
           mode: ctx.mode ?? permission.mode,
+          readable: spillDirectories(),
           ...(ctx.sources === undefined ? {} : { sources: ctx.sources })
         })
         // A denied request goes first: nobody is asked about a call that a rule forbids
@@ -371,7 +409,17 @@ export const layer: Layer.Layer<Service, never, Permission.Service | Truncate.Se
             permission: request.permission,
             patterns: request.patterns,
             always: request.always,
-            metadata: { ...request.metadata, rules: request.rules.map(showDecision) },
+            alwaysExact: request.alwaysExact,
+            ...(request.subject === undefined ? {} : { subject: request.subject }),
+            metadata: {
+              ...request.metadata,
+              rules: request.rules.map(({ pattern, action, rule, source }) => ({
+                pattern,
+                action,
+                rule,
+                source
+              }))
+            },
             tool: {
               callID,
               name: "bash",
@@ -379,7 +427,8 @@ export const layer: Layer.Layer<Service, never, Permission.Service | Truncate.Se
             },
             ruleset: ShellGate.rulesetFor(request, ctx.ruleset),
             needsPerson: request.needsPerson,
-            ...(request.escalated ? { unmodelled: true } : {})
+            ...(request.escalated ? { unmodelled: true } : {}),
+            ...(request.exactApprovals ? { exactApprovals: true } : {})
           })
         }
 
@@ -409,7 +458,9 @@ export const layer: Layer.Layer<Service, never, Permission.Service | Truncate.Se
             sessionID: ctx.sessionID,
             permission: "bash_unsandboxed",
             patterns,
-            always: [params.command],
+            always: [],
+            alwaysExact: [params.command],
+            subject: params.command,
             metadata: { command: params.command, cwd },
             tool: {
               callID,
@@ -471,6 +522,8 @@ export const layer: Layer.Layer<Service, never, Permission.Service | Truncate.Se
                 Effect.promise(() => Sandbox.startProxy(allowHosts)),
                 (started) => Effect.promise(() => started.close())
               )
+        // What configures later commands but is missing cannot be bound read-only: checked after.
+        const missing = sandbox.sandboxed ? Sandbox.missingConfiguring(projectRoot) : []
         const outcome = yield* ShellProcess.run({
           shell,
           command: params.command,
@@ -478,8 +531,11 @@ export const layer: Layer.Layer<Service, never, Permission.Service | Truncate.Se
           env: ctx.env,
           timeout,
           onOutput,
+          onStderr: ctx.stderr,
           abort: ctx.abort,
-          wrapper: Sandbox.wrapper(sandbox, cwd, proxy?.directory)
+          wrapper: Sandbox.wrapper(sandbox, cwd, proxy?.directory),
+          pidNamespace: pidNamespace(yield* Sandbox.Locations),
+          cgroupParent: yield* ShellProcess.CgroupParent
         })
         if (ticker !== undefined) yield* Fiber.interrupt(ticker)
         const spilled = yield* sink.finish
@@ -491,8 +547,11 @@ export const layer: Layer.Layer<Service, never, Permission.Service | Truncate.Se
             : sandbox.sandboxed && outcome.exitCode !== 0
               ? Sandbox.refusal(spilled.content, sandbox.policy)
               : undefined
+        const planted = Sandbox.removePlanted(projectRoot, missing)
         const status =
-          statusBlock(outcome, timeout, maxTimeout) + (refused === undefined ? "" : refusalBlock(refused))
+          statusBlock(outcome, timeout, maxTimeout) +
+          (refused === undefined ? "" : refusalBlock(refused)) +
+          plantedBlock(planted)
         return {
           output: status === "" ? body : `${body}${body.endsWith("\n") ? "" : "\n"}\n${status}`,
           exitCode: outcome.exitCode,
@@ -505,7 +564,8 @@ export const layer: Layer.Layer<Service, never, Permission.Service | Truncate.Se
             : {}),
           title,
           sandboxed: sandbox.sandboxed,
-          ...(refused === undefined ? {} : { sandboxRefusal: refused })
+          ...(refused === undefined ? {} : { sandboxRefusal: refused }),
+          containment: outcome.containment.kind
         } satisfies Result
       }, Effect.scoped)
 

@@ -10,8 +10,10 @@ import {
   mkdtempSync,
   readFileSync,
   realpathSync,
+  renameSync,
   rmSync,
   symlinkSync,
+  utimesSync,
   writeFileSync
 } from "node:fs"
 import * as NodeHttp from "node:http"
@@ -239,10 +241,73 @@ describe("Sandbox.policy", () => {
   })
 })
 
+describe("a project's sandbox /tmp", () => {
+  it("is marked used by each command, and removed once unused for a week, links and others' names left", () => {
+    const parent = realpathSync(mkdtempSync(NodePath.join(base, "tmps-")))
+    const day = 24 * 60 * 60 * 1000
+    const now = Date.now()
+    const aged = (path: string, days: number) => {
+      const when = new Date(now - days * day)
+      utimesSync(path, when, when)
+    }
+    const old = NodePath.join(parent, "tmp-00000000000000aa")
+    const recent = NodePath.join(parent, "tmp-00000000000000bb")
+    const unrelated = NodePath.join(parent, "keep-me")
+    for (const dir of [old, recent, unrelated]) mkdirSync(NodePath.join(dir, "inside"), { recursive: true })
+    writeFileSync(NodePath.join(old, "inside", "cache"), "x")
+    const target = NodePath.join(base, "link-target")
+    mkdirSync(target, { recursive: true })
+    const link = NodePath.join(parent, "tmp-00000000000000cc")
+    symlinkSync(target, link)
+    const file = NodePath.join(parent, "tmp-00000000000000dd")
+    writeFileSync(file, "not a folder")
+    aged(old, 8)
+    aged(recent, 6)
+    aged(unrelated, 30)
+    aged(file, 30)
+    assert.deepStrictEqual(Sandbox.reapProjectTmps(parent, now), ["tmp-00000000000000aa"])
+    assert.isFalse(existsSync(old))
+    for (const kept of [recent, unrelated, link, file, target]) assert.isTrue(existsSync(kept), kept)
+
+    // Each use marks the project's folder used now.
+    const project = realpathSync(mkdtempSync(NodePath.join(base, "tmp-project-")))
+    const tmp = Sandbox.projectTmp(project)!
+    aged(tmp, 8)
+    assert.strictEqual(Sandbox.projectTmp(project), tmp)
+    assert.isBelow(now - lstatSync(tmp).mtimeMs, day)
+  })
+})
+
 describe.runIf(onLinux)("commands in the sandbox (bubblewrap, for real)", () => {
   it("bubblewrap is available: CI installs it, and these tests must not pass by skipping", () => {
     assert.strictEqual(Sandbox.detect().kind, "bwrap")
   })
+
+  it.live("the bash tool's layer removes the sandbox /tmp of a project unused for a week", () =>
+    Effect.gen(function* () {
+      const stale = NodePath.join(Sandbox.projectTmpParent(), `tmp-${"e".repeat(15)}${process.pid % 10}`)
+      mkdirSync(NodePath.join(stale, "cache"), { recursive: true, mode: 0o700 })
+      const when = new Date(Date.now() - 8 * 24 * 60 * 60 * 1000)
+      utimesSync(stale, when, when)
+      // Looked for once a day: the last look was two days ago.
+      const marker = NodePath.join(Sandbox.projectTmpParent(), ".reaped")
+      writeFileSync(marker, "")
+      utimesSync(
+        marker,
+        new Date(Date.now() - 2 * 24 * 60 * 60 * 1000),
+        new Date(Date.now() - 2 * 24 * 60 * 60 * 1000)
+      )
+      const result = yield* bash("true")
+      assert.strictEqual(result.exitCode, 0)
+      assert.isFalse(existsSync(stale))
+      // Until tomorrow, no new look: a stale folder made now stays.
+      mkdirSync(stale, { recursive: true, mode: 0o700 })
+      utimesSync(stale, when, when)
+      yield* bash("true")
+      assert.isTrue(existsSync(stale))
+      rmSync(stale, { recursive: true, force: true })
+    })
+  )
 
   it.live(
     "writes outside the project fail: directly, through a link, through .., through /proc/self/cwd",
@@ -278,6 +343,72 @@ describe.runIf(onLinux)("commands in the sandbox (bubblewrap, for real)", () => 
       assert.notStrictEqual(result.exitCode, 0)
       assert.isFalse(existsSync(NodePath.join(project, ".git", "hooks", "pre-commit")))
     })
+  )
+
+  it.live(
+    "what configures later commands or the gate stays read-only even where every edit is allowed and the gate is fooled",
+    () =>
+      Effect.gen(function* () {
+        const open = realpathSync(mkdtempSync(NodePath.join(base, "open-project-")))
+        mkdirSync(NodePath.join(open, ".git", "hooks"), { recursive: true })
+        mkdirSync(NodePath.join(open, ".claude"))
+        writeFileSync(NodePath.join(open, ".git", "config"), "[core]\n")
+        writeFileSync(NodePath.join(open, "gatehouse.json"), "{}\n")
+        writeFileSync(NodePath.join(open, ".npmrc"), "\n")
+        const everything = Permission.fromConfig({ "*": "allow" })
+        // Built at run time, so the gate cannot see which files it writes; yolo approves the ask.
+        const targets = [
+          ".git/hooks/pre-commit",
+          ".git/config",
+          "gatehouse.json",
+          ".claude/settings.json",
+          ".npmrc"
+        ]
+        for (const target of targets) {
+          const result = yield* bash(`t=${target}; c=$(printf 'ec%s' ho); sh -c "$c evil > $t"`, {
+            projectRoot: open,
+            ruleset: everything
+          })
+          assert.notStrictEqual(result.exitCode, 0, target)
+          assert.isTrue(result.sandboxed)
+        }
+        assert.isFalse(existsSync(NodePath.join(open, ".git", "hooks", "pre-commit")))
+        assert.isFalse(existsSync(NodePath.join(open, ".claude", "settings.json")))
+        assert.strictEqual(readFileSync(NodePath.join(open, "gatehouse.json"), "utf8"), "{}\n")
+        assert.strictEqual(readFileSync(NodePath.join(open, ".git", "config"), "utf8"), "[core]\n")
+        // Moving the protected folder aside does not free it either; an ordinary file is written.
+        const moved = yield* bash(`d=.gi; mv \${d}t moved-git`, { projectRoot: open, ruleset: everything })
+        assert.notStrictEqual(moved.exitCode, 0)
+        const plain = yield* bash("echo ok > notes.txt", { projectRoot: open, ruleset: everything })
+        assert.strictEqual(plain.exitCode, 0, plain.output)
+        assert.strictEqual(readFileSync(NodePath.join(open, "notes.txt"), "utf8"), "ok\n")
+        assert.notInclude(plain.output, "<sandbox_status>")
+        // What did not exist cannot be bound: what the command creates of it is removed after.
+        const planted = yield* bash(
+          `c=$(printf 'ec%s' ho); for f in .mcp.json .envrc mise.toml; do sh -c "$c evil > $f"; done; mkdir -p .codex .vscode; sh -c "$c x > .codex/config.toml"; sh -c "$c '{}' > .vscode/tasks.json"`,
+          { projectRoot: open, ruleset: everything }
+        )
+        assert.strictEqual(planted.exitCode, 0, planted.output)
+        for (const name of [".mcp.json", ".envrc", "mise.toml", ".codex"])
+          assert.isFalse(existsSync(NodePath.join(open, name)), name)
+        assert.include(planted.output, "The command created .codex, .envrc, mise.toml, .mcp.json")
+        assert.include(planted.output, "the sandbox removed them again")
+        // A link whose target is missing is no protection: filled in through it, it is removed.
+        mkdirSync(NodePath.join(open, "sub"), { recursive: true })
+        symlinkSync("sub/later", NodePath.join(open, ".npmrc.tmp"))
+        rmSync(NodePath.join(open, ".npmrc"))
+        renameSync(NodePath.join(open, ".npmrc.tmp"), NodePath.join(open, ".npmrc"))
+        const filled = yield* bash(`c=$(printf 'ec%s' ho); sh -c "$c node-options=x > sub/later"`, {
+          projectRoot: open,
+          ruleset: everything
+        })
+        assert.strictEqual(filled.exitCode, 0, filled.output)
+        assert.isUndefined(lstatSync(NodePath.join(open, ".npmrc"), { throwIfNoEntry: false }))
+        assert.include(filled.output, "The command created .npmrc")
+        // An editor's folder is only reported: the person's editor may have made it meanwhile.
+        assert.isTrue(existsSync(NodePath.join(open, ".vscode", "tasks.json")))
+        assert.include(planted.output, "created .vscode, which configures later commands")
+      })
   )
 
   it.live("decoy secrets never appear in the output", () =>
@@ -479,7 +610,7 @@ describe.runIf(onLinux)("commands in the sandbox (bubblewrap, for real)", () => 
     Effect.gen(function* () {
       const seven = NodePath.join(outside, "fd7.txt")
       const high = NodePath.join(outside, "fd200.txt")
-      const bin = NodePath.resolve(import.meta.dirname, "..", "..", "cli", "src", "bin.ts")
+      const bin = NodePath.resolve(import.meta.dirname, "..", "..", "cli", "dist", "gatehouse.js")
       const run = spawn(
         "/bin/bash",
         [
@@ -526,7 +657,7 @@ describe.runIf(onLinux)("commands in the sandbox (bubblewrap, for real)", () => 
   it.live("kill -9 of the Gatehouse process takes the sandbox and the command with it", () =>
     Effect.gen(function* () {
       const marker = "sleep 319.75"
-      const bin = NodePath.resolve(import.meta.dirname, "..", "..", "cli", "src", "bin.ts")
+      const bin = NodePath.resolve(import.meta.dirname, "..", "..", "cli", "dist", "gatehouse.js")
       const gatehouse = spawn(
         process.execPath,
         [bin, "run", "--sandbox", "enforce", "--mode", "yolo", "--", marker],
@@ -560,10 +691,19 @@ describe.runIf(onLinux)("commands in the sandbox (bubblewrap, for real)", () => 
     Effect.gen(function* () {
       // Unique per run, so nothing left by another run is counted.
       const marker = `sleep ${400 + (process.pid % 400)}.${Date.now() % 1000}`
-      const bin = NodePath.resolve(import.meta.dirname, "..", "..", "cli", "src", "bin.ts")
+      const bin = NodePath.resolve(import.meta.dirname, "..", "..", "cli", "dist", "gatehouse.js")
       const gatehouse = spawn(
         process.execPath,
-        [bin, "run", "--sandbox", "off", "--mode", "yolo", "--", `${marker} & setsid ${marker} & ${marker}`],
+        [
+          bin,
+          "run",
+          "--sandbox",
+          "off",
+          "--mode",
+          "yolo",
+          "--",
+          `${marker} & setsid ${marker} & env -i setsid ${marker} & ${marker}`
+        ],
         { cwd: project, stdio: "ignore", env: { ...process.env, HOME: home } }
       )
       const count = () =>
@@ -577,18 +717,22 @@ describe.runIf(onLinux)("commands in the sandbox (bubblewrap, for real)", () => 
             })
         )
       let started = 0
-      for (let i = 0; i < 100 && started < 3; i++) {
+      for (let i = 0; i < 100 && started < 4; i++) {
         started = yield* count()
-        if (started < 3) yield* Effect.sleep(50)
+        if (started < 4) yield* Effect.sleep(50)
       }
-      assert.strictEqual(started, 3, "the three processes started")
+      assert.strictEqual(started, 4, "the four processes started")
       gatehouse.kill("SIGKILL")
       let left = started
       for (let i = 0; i < 40 && left > 0; i++) {
         yield* Effect.sleep(50)
         left = yield* count()
       }
-      assert.strictEqual(left, 0, "nothing of the command is left, the setsid child included")
+      assert.strictEqual(
+        left,
+        0,
+        "nothing of the command is left, the setsid and env -i setsid children included"
+      )
     })
   )
 

@@ -98,29 +98,35 @@ layer(ShellParser.layer)("ShellGate", (it) => {
       "is the arity prefix for a plain command, the exact text otherwise, never a whole interpreter",
       () =>
         Effect.gen(function* () {
-          const cases: ReadonlyArray<[string, ReadonlyArray<string>]> = [
-            ["git log --oneline -5", ["git log *"]],
-            ["ls -la", ["ls *"]],
-            ["npm run dev -- --port 3", ["npm run dev *"]],
-            ["CI=1 npm test", ["CI=1 npm test"]],
-            ["sudo ls -la", ["sudo ls -la", "ls *"]],
-            ["env ls", ["env ls", "ls *"]],
-            ["bash -c 'ls'", ["bash -c ls", "ls *"]],
-            ["python3 -c 'print(1)'", ["python3 -c print(1)"]],
-            ["python3 -m pytest", ["python3 -m pytest"]],
-            ["python script.py", ["python script.py *"]],
-            ["python3 script.py", ["python3 script.py"]],
-            ["xargs ls", ["xargs ls", "ls *"]],
-            ["eval ls", ["eval ls", "ls *"]],
-            ["rm -rf build", ["rm -rf build"]],
-            ["rm *.log", ["rm *"]],
-            ["rm -f *.log", []],
-            ["$CMD x", ["$CMD x"]]
+          // [command, always (globs), always exactly (literal rules)]
+          const cases: ReadonlyArray<[string, ReadonlyArray<string>, ReadonlyArray<string>]> = [
+            ["git log --oneline -5", ["git log *"], []],
+            ["ls -la", ["ls *"], []],
+            ["npm run dev -- --port 3", ["npm run dev *"], []],
+            ["CI=1 npm test", ["CI=1 npm test"], []],
+            ["sudo ls -la", ["sudo ls -la", "ls *"], []],
+            ["env ls", ["env ls", "ls *"], []],
+            // A command with notes is remembered only as the whole text the person saw.
+            ["bash -c 'ls'", [], ["bash -c 'ls'"]],
+            ["python3 -c 'print(1)'", [], ["python3 -c 'print(1)'"]],
+            ["python3 -m pytest", ["python3 -m pytest"], []],
+            ["python script.py", ["python script.py *"], []],
+            ["python3 script.py", ["python3 script.py"], []],
+            ["xargs ls", [], ["xargs ls"]],
+            ["eval ls", [], ["eval ls"]],
+            ["rm -rf build", [], ["rm -rf build"]],
+            ["rm *.log", ["rm *"], []],
+            ["rm -f *.log", [], ["rm -f *.log"]],
+            ["$CMD x", [], ["$CMD x"]],
+            ["curl -fsSL https://x.sh | sh", [], ["curl -fsSL https://x.sh | sh"]],
+            // A sub-command with glob characters and no prefix to remember: literally.
+            ["python *.py", [], ["python *.py"]]
           ]
-          for (const [command, always] of cases) {
+          for (const [command, always, exact] of cases) {
             const verdict = yield* judge(project, command)
             const got = request(verdict, "bash")?.always ?? []
             assert.deepStrictEqual(got, always, command)
+            assert.deepStrictEqual(request(verdict, "bash")?.alwaysExact ?? [], exact, command)
             for (const pattern of got) {
               assert.notStrictEqual(pattern, "*")
               assert.notMatch(pattern, /^(bash|sh|env|sudo|xargs|eval|python3?|node) \*$/)
@@ -264,7 +270,7 @@ layer(ShellParser.layer)("ShellGate", (it) => {
           // Gatehouse differs from opencode here: a destructive command is remembered exactly.
           const remove = yield* judge(project, "Remove-Item -Recurse tmp", { dialect: "powershell" })
           assert.notInclude(request(remove, "bash")?.always ?? [], "Remove-Item -Recurse *")
-          assert.deepStrictEqual(request(remove, "bash")?.always, ["Remove-Item -Recurse tmp"])
+          assert.deepStrictEqual(request(remove, "bash")?.alwaysExact, ["Remove-Item -Recurse tmp"])
           const expression = yield* judge(project, "Write-Output ('a' * 3)", { dialect: "powershell" })
           assert.notInclude(request(expression, "bash")?.patterns ?? [], "a * 3")
           assert.notInclude(request(expression, "bash")?.always ?? [], "a *")
@@ -281,6 +287,7 @@ layer(ShellParser.layer)("ShellGate", (it) => {
         assert.deepStrictEqual(ext?.always, [`${project.outside}/*`])
         assert.deepStrictEqual(ext?.metadata, {
           command: `cat ${outsideFile()}`,
+          cwd: outside.analysis.cwd,
           directories: [project.outside],
           patterns: [`${project.outside}/*`]
         })

@@ -59,24 +59,26 @@ describe("ShellParser.layer", () => {
     })
   )
 
-  it.effect("compiles the PowerShell grammar on the first PowerShell text: a file that is not a grammar fails that parse with its LoadError", () =>
-    Effect.gen(function* () {
-      const files = ShellParser.files()
-      const exit = yield* Effect.exit(
-        Effect.scoped(
-          Effect.gen(function* () {
-            const parser = yield* ShellParser.Service
-            const bash = yield* parser.withTrees((trees) => trees.syntax("ls -la", "bash").type)
-            assert.strictEqual(bash, "program")
-            return yield* parser.withTrees((trees) => trees.syntax("Get-ChildItem", "powershell").type)
-          }).pipe(Effect.provide(ShellParser.layerFrom({ ...files, powershell: files.runtime })))
+  it.effect(
+    "compiles the PowerShell grammar on the first PowerShell text: a file that is not a grammar fails that parse with its LoadError",
+    () =>
+      Effect.gen(function* () {
+        const files = ShellParser.files()
+        const exit = yield* Effect.exit(
+          Effect.scoped(
+            Effect.gen(function* () {
+              const parser = yield* ShellParser.Service
+              const bash = yield* parser.withTrees((trees) => trees.syntax("ls -la", "bash").type)
+              assert.strictEqual(bash, "program")
+              return yield* parser.withTrees((trees) => trees.syntax("Get-ChildItem", "powershell").type)
+            }).pipe(Effect.provide(ShellParser.layerFrom({ ...files, powershell: files.runtime })))
+          )
         )
-      )
-      assert.isTrue(Exit.isFailure(exit))
-      const defect = Exit.isFailure(exit) ? Cause.squash(exit.cause) : undefined
-      assert.instanceOf(defect, ShellParser.LoadError)
-      assert.strictEqual((defect as ShellParser.LoadError).file, files.runtime)
-    })
+        assert.isTrue(Exit.isFailure(exit))
+        const defect = Exit.isFailure(exit) ? Cause.squash(exit.cause) : undefined
+        assert.instanceOf(defect, ShellParser.LoadError)
+        assert.strictEqual((defect as ShellParser.LoadError).file, files.runtime)
+      })
   )
 
   it.effect("fails with a LoadError when a file is not a grammar", () =>
@@ -185,7 +187,11 @@ describe("ShellParser memory", () => {
     const rss = mib(settled - report.before.rss)
     const wasm = mib(report.after.external - report.before.external)
     const heap = mib(report.after.heapUsed - report.before.heapUsed)
-    assert.isBelow(rss, 50, `RSS grew by ${rss.toFixed(1)} MiB`)
+    // RSS is a coarse backstop: with the JS heap and wasm memory flat, it moved by -40 to +94
+    // MiB between runs of this very loop (V8's spaces and the allocator keep and return pages
+    // in bursts). A tree leaked per parse would be hundreds of MiB, and the exact checks below
+    // (wasm memory, the heap) catch far less than that.
+    assert.isBelow(rss, 160, `RSS grew by ${rss.toFixed(1)} MiB`)
     // Undeleted trees live in wasm memory (counted as external): it must not move.
     assert.isBelow(wasm, 8, `wasm/external memory grew by ${wasm.toFixed(1)} MiB`)
     assert.isBelow(heap, 16, `the JS heap grew by ${heap.toFixed(1)} MiB`)

@@ -1,4 +1,5 @@
-import { mkdtempSync, readFileSync, realpathSync, rmSync } from "node:fs"
+import { type ChildProcess, spawn } from "node:child_process"
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import * as NodePath from "node:path"
 import { assert, describe, it } from "@effect/vitest"
@@ -98,6 +99,47 @@ describe("ShellProcess.run", () => {
       const { text } = yield* collect("for i in $(seq 1 300); do echo out$i; echo err$i >&2; done")
       const expected = Array.from({ length: 300 }, (_, i) => `out${i + 1}\nerr${i + 1}\n`).join("")
       assert.strictEqual(text, expected)
+    })
+  )
+
+  it.live("with onStderr, stderr has a pipe of its own and onOutput gets stdout alone", () =>
+    Effect.gen(function* () {
+      const errors: Array<Uint8Array> = []
+      const onStderr = (chunk: Uint8Array) => Effect.sync(() => void errors.push(Buffer.from(chunk)))
+      const { outcome, text } = yield* collect(
+        "for i in $(seq 1 300); do echo out$i; echo err$i >&2; done; exit 3",
+        { onStderr }
+      )
+      assert.strictEqual(outcome.exitCode, 3)
+      assert.isTrue(outcome.complete)
+      assert.strictEqual(text, Array.from({ length: 300 }, (_, i) => `out${i + 1}\n`).join(""))
+      assert.strictEqual(
+        Buffer.concat(errors).toString("utf8"),
+        Array.from({ length: 300 }, (_, i) => `err${i + 1}\n`).join("")
+      )
+      assert.strictEqual(outcome.bytes, Buffer.byteLength(text) + Buffer.concat(errors).length)
+      // The end of both pipes of a command that exits at once.
+      errors.length = 0
+      const quick = yield* collect("echo o; echo e >&2", { onStderr })
+      assert.strictEqual(quick.text, "o\n")
+      assert.strictEqual(Buffer.concat(errors).toString("utf8"), "e\n")
+    })
+  )
+
+  it.live("with onStderr, a background process holding only stderr does not keep the run waiting", () =>
+    Effect.gen(function* () {
+      const errors: Array<Uint8Array> = []
+      // Only a quiet stderr can end the drain early: its bound is far away.
+      const held = yield* collect("echo done; echo late >&2; sleep 30 >/dev/null & echo $!", {
+        onStderr: (chunk) => Effect.sync(() => void errors.push(Buffer.from(chunk))),
+        drainMax: "20 seconds"
+      })
+      const [said, pid] = held.text.trim().split("\n")
+      assert.strictEqual(said, "done")
+      assert.strictEqual(Buffer.concat(errors).toString("utf8"), "late\n")
+      assert.isBelow(held.ms, 5000)
+      assert.isFalse(running(Number(pid)))
+      assert.strictEqual(held.outcome.killed, 1)
     })
   )
 
@@ -235,6 +277,63 @@ describe("ShellProcess.run", () => {
           if (running(Number(pid))) process.kill(Number(pid), "SIGKILL")
         }
       })
+  )
+
+  // The kernel hands out pids in order from ns_last_pid, which root may set: the leader's pid is
+  // given to a stranger while the run still drains, as a busy machine would by wrapping around.
+  const canPickPids = (() => {
+    try {
+      writeFileSync("/proc/sys/kernel/ns_last_pid", readFileSync("/proc/sys/kernel/ns_last_pid"))
+      return true
+    } catch {
+      return false
+    }
+  })()
+
+  it.live.skipIf(!canPickPids)(
+    "never signals a stranger that got the leader's pid after it exited, and still stops what the run left",
+    () =>
+      Effect.gen(function* () {
+        let stranger: ChildProcess | undefined
+        const takeOver = (leader: number) =>
+          Effect.gen(function* () {
+            // Node reaps the leader: until then its pid is its own.
+            while (existsSync(`/proc/${leader}`) && stranger === undefined) yield* Effect.sleep("10 millis")
+            const last = Number(readFileSync("/proc/sys/kernel/ns_last_pid", "latin1"))
+            for (let tries = 0; tries < 20 && stranger === undefined; tries++) {
+              writeFileSync("/proc/sys/kernel/ns_last_pid", String(leader - 1))
+              // detached: the stranger leads a group whose id is the leader's old pid.
+              const child = spawn("sleep", ["30"], { detached: true, stdio: "ignore" })
+              if (child.pid === leader) stranger = child
+              else child.kill("SIGKILL")
+            }
+            // Back past every pid handed out so far: the rest of the suite sees no reuse from here.
+            const now = Number(readFileSync("/proc/sys/kernel/ns_last_pid", "latin1"))
+            if (now < last) writeFileSync("/proc/sys/kernel/ns_last_pid", String(last))
+          })
+        // The leader exits at once; what it left moved to a session of its own and holds the pipe.
+        const { outcome, text } = yield* watching(
+          "echo $$; setsid sh -c 'sleep 0.3; echo go; exec sleep 20' & exit 0",
+          (seen) =>
+            seen.includes("go") && stranger === undefined
+              ? takeOver(Number(seen.split("\n")[0]))
+              : Effect.void,
+          { drainQuiet: 600, drainMax: 10_000, killAfter: 500 }
+        )
+        try {
+          assert.isDefined(stranger, "no stranger got the leader's pid")
+          assert.strictEqual(stranger!.pid, outcome.pid)
+          assert.include(text(), "go")
+          assert.isTrue(running(stranger!.pid!), "the stranger with the leader's old pid was signalled")
+          assert.isTrue(stranger!.exitCode === null && stranger!.signalCode === null)
+          // The run's own straggler carries its tag: found and stopped all the same.
+          assert.strictEqual(outcome.escaped, 1)
+        } finally {
+          stranger?.kill("SIGKILL")
+        }
+      }),
+    // Other processes of a busy machine may take the pid first: another try is another draw.
+    { retry: 3 }
   )
 
   it.live(

@@ -13,6 +13,8 @@ import { tmpdir } from "node:os"
 import * as NodePath from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import * as Instance from "@gatehousejs/core/Instance"
+import * as AskMetadata from "@gatehousejs/permission/AskMetadata"
+import * as Defaults from "@gatehousejs/permission/Defaults"
 import * as Permission from "@gatehousejs/permission/Permission"
 import * as Truncate from "@gatehousejs/truncate/Truncate"
 import * as Tool from "effect/ai/Tool"
@@ -27,6 +29,7 @@ import { liveMembers } from "../src/internal/processGroup.ts"
 import * as Sandbox from "../src/Sandbox.ts"
 import * as ShellContext from "../src/ShellContext.ts"
 import * as ShellParser from "../src/ShellParser.ts"
+import * as ShellProcess from "../src/ShellProcess.ts"
 import * as ShellTool from "../src/ShellTool.ts"
 
 const root = realpathSync(mkdtempSync(NodePath.join(tmpdir(), "gatehouse-tool-")))
@@ -85,7 +88,8 @@ describe("ShellTool.run", () => {
         interrupted: false,
         truncated: false,
         title: "echo test",
-        sandboxed: Sandbox.detect().kind !== undefined
+        sandboxed: Sandbox.detect().kind !== undefined,
+        containment: Sandbox.detect().kind !== undefined ? "sandbox" : result.containment!
       })
       const empty = yield* ShellTool.run({ command: "true" }).pipe(inProject())
       assert.strictEqual(empty.output, "(no output)")
@@ -102,6 +106,25 @@ describe("ShellTool.run", () => {
       assert.match(
         result.output,
         /1 process the command started was still running after it ended and was stopped \(1 had left its process group\)/
+      )
+    }).pipe(Effect.provide(live()))
+  )
+
+  it.live("says what held the command's processes, and tells the model when nothing could", () =>
+    Effect.gen(function* () {
+      const held = yield* ShellTool.run({ command: "true" }).pipe(inProject({ sandbox: { mode: "off" } }))
+      assert.oneOf(held.containment, ["cgroup", "pid-namespace", "none"])
+      assert.notInclude(held.output, "Nothing held")
+      // No cgroup can be made and no bubblewrap is found: the result says so, and why.
+      const bare = yield* ShellTool.run({ command: "echo hi" }).pipe(
+        inProject({ sandbox: { mode: "off" } }),
+        Effect.provideService(ShellProcess.CgroupParent, "/nonexistent/gatehouse"),
+        Effect.provideService(Sandbox.Locations, [])
+      )
+      assert.strictEqual(bare.containment, "none")
+      assert.strictEqual(
+        bare.output,
+        "hi\n\n<command_status>\nNothing held this command's processes (no cgroup can be made in /nonexistent/gatehouse (ENOENT), and no bubblewrap that can make a PID namespace): one it started that cleared its environment and left its process group (env -i setsid …) could not be found, and may still be running.\n</command_status>"
       )
     }).pipe(Effect.provide(live()))
   )
@@ -406,6 +429,42 @@ describe("ShellTool permissions", () => {
     }).pipe(Effect.provide(live({ interactive: false })))
   )
 
+  it.live(
+    "under the built-in defaults rm -rf needs a person (refused headless, nothing deleted); ls runs",
+    () =>
+      Effect.gen(function* () {
+        const doomed = marker("doomed")
+        mkdirSync(doomed)
+        writeFileSync(NodePath.join(doomed, "keep.txt"), "kept\n")
+        const defaults = inProject({ ruleset: Defaults.ruleset, sources: Defaults.sources })
+        const error = yield* Effect.flip(ShellTool.run({ command: "rm -rf doomed" }).pipe(defaults))
+        assert.strictEqual(error._tag, "PermissionRejectedError")
+        assert.isTrue(existsSync(NodePath.join(doomed, "keep.txt")))
+        const listed = yield* ShellTool.run({ command: "ls doomed" }).pipe(defaults)
+        assert.strictEqual(listed.output, "keep.txt\n")
+      }).pipe(Effect.provide(live({ interactive: false })))
+  )
+
+  it.live("the full output of a truncated command can be read even under external_directory deny", () =>
+    Effect.gen(function* () {
+      const ruleset = Permission.merge(
+        Defaults.ruleset,
+        Permission.fromConfig({ external_directory: "deny" })
+      )
+      const strict = inProject({ ruleset, sandbox: { mode: "off" } })
+      const long = yield* ShellTool.run({ command: "seq 1 3000" }).pipe(strict)
+      assert.isTrue(long.truncated)
+      assert.isTrue(long.outputPath!.startsWith(spill))
+      const counted = yield* ShellTool.run({ command: `wc -l < ${long.outputPath}` }).pipe(strict)
+      assert.strictEqual(counted.output.trim(), "3000")
+      // Writing there is still outside the project.
+      const planted = NodePath.join(spill, "planted")
+      const denied = yield* Effect.flip(ShellTool.run({ command: `echo x > ${planted}` }).pipe(strict))
+      assert.strictEqual(denied._tag, "PermissionDeniedError")
+      assert.isFalse(existsSync(planted))
+    }).pipe(Effect.provide(live({ interactive: false })))
+  )
+
   it.live("a workdir outside the project asks external_directory first", () =>
     Effect.gen(function* () {
       const permission = yield* Permission.Service
@@ -517,3 +576,46 @@ describe("ShellTool as an effect/ai tool", () => {
 })
 
 process.on("exit", () => rmSync(root, { recursive: true, force: true }))
+
+describe("ShellTool asks a person with typed metadata", () => {
+  it.live(
+    "a piped download into sh: notes per sub-command, cwd, rules; 'always' remembers only that text",
+    () =>
+      Effect.gen(function* () {
+        const permission = yield* Permission.Service
+        // Every command is allowed, so only the escalation asks; the pipeline must not reach the network.
+        const pipe = "echo 'echo piped' | sh"
+        const first = yield* Effect.forkChild(ShellTool.run({ command: pipe }).pipe(inProject()))
+        const [request] = yield* pendingAsks()
+        const typed = yield* AskMetadata.decode(request!)
+        assert.strictEqual(typed.permission, "bash")
+        if (typed.permission !== "bash") return
+        assert.strictEqual(typed.metadata.command, pipe)
+        assert.strictEqual(typed.metadata.cwd, project)
+        assert.isTrue(typed.metadata.escalated)
+        assert.isTrue(
+          typed.metadata.notes.some((note) => note.kind === "unmodelled" && note.command === "sh")
+        )
+        assert.deepStrictEqual(
+          typed.metadata.rules.map((d) => [d.pattern, d.action, d.source]),
+          [
+            ["echo echo piped", "allow", "rule 1"],
+            ["sh", "allow", "rule 1"]
+          ]
+        )
+        assert.deepStrictEqual(request!.always, [])
+        assert.deepStrictEqual(request!.alwaysExact, [pipe])
+        yield* permission.reply({ requestID: request!.id, reply: "always" }).pipe(Instance.provide(project))
+        assert.include((yield* Fiber.join(first)).output, "piped")
+        // The same text runs without a person now; `sh` on its own in another pipeline still asks.
+        assert.include((yield* ShellTool.run({ command: pipe }).pipe(inProject())).output, "piped")
+        const other = yield* Effect.forkChild(
+          ShellTool.run({ command: "echo 'echo other' | sh" }).pipe(inProject())
+        )
+        const [again] = yield* pendingAsks()
+        assert.strictEqual(again!.subject, "echo 'echo other' | sh")
+        yield* permission.reply({ requestID: again!.id, reply: "reject" }).pipe(Instance.provide(project))
+        assert.strictEqual((yield* Effect.flip(Fiber.join(other)))._tag, "PermissionRejectedError")
+      }).pipe(Effect.provide(live()))
+  )
+})

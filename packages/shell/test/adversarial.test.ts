@@ -464,7 +464,9 @@ layer(ShellParser.layer)("adversarial", (it) => {
         const bash = request(verdict, "bash")
         assert.include(bash?.patterns ?? [], "git diff --")
         assert.isTrue(bash?.escalated)
-        assert.deepStrictEqual(bash?.always, ["git diff --"])
+        // Escalated: "always" remembers only the exact text, as a literal rule.
+        assert.deepStrictEqual(bash?.always, [])
+        assert.deepStrictEqual(bash?.alwaysExact, ["git diff --"])
       })
     )
   })

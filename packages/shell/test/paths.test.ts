@@ -4,12 +4,13 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as NodePath from "node:path"
 import { assert, describe, it, layer } from "@effect/vitest"
+import * as Permission from "@gatehousejs/permission/Permission"
 import * as Effect from "effect/Effect"
 import * as TestClock from "effect/testing/TestClock"
 import { afterEach } from "vitest"
-import { ShellAnalysis, ShellParser } from "../src/index.ts"
+import { ShellAnalysis, ShellGate, ShellParser } from "../src/index.ts"
 import { checkRoot, rememberRoot } from "../src/internal/knownRoots.ts"
-import { resolvePath } from "../src/internal/paths.ts"
+import { joinAsWritten, makeResolver, type Resolved, resolvePath } from "../src/internal/paths.ts"
 
 const made: Array<string> = []
 afterEach(() => {
@@ -108,6 +109,38 @@ describe("checkRoot", () => {
 })
 
 layer(ShellParser.layer)("analysis with a listed root", (it) => {
+  it.effect("a path spelt with // after the root is below the root, as the kernel reads it", () =>
+    Effect.gen(function* () {
+      const root = makeRoot()
+      fs.writeFileSync(NodePath.join(root, ".env"), "SECRET=1\n")
+      fs.mkdirSync(NodePath.join(root, "src"))
+      fs.writeFileSync(NodePath.join(root, "src", "a.ts"), "")
+      const ruleset = Permission.fromConfig({
+        bash: { "*": "allow" },
+        read: { "*": "allow", "*.env": "deny" }
+      })
+      for (const command of [`cat ${root}//.env`, `cat ${root}///.env`, `cd ${root}//src && cat ..//.env`]) {
+        const analysis = yield* ShellAnalysis.analyze(command, {
+          cwd: root,
+          projectRoot: root,
+          dialect: "bash"
+        })
+        const env = analysis.paths.find((p) => p.text.endsWith(".env"))
+        assert.deepStrictEqual(
+          [env?.path, env?.inside, env?.relative, env?.exists],
+          [NodePath.join(root, ".env"), true, ".env", true],
+          command
+        )
+        // It was read as `/.env`, which does not exist: the deny on `*.env` did not apply.
+        assert.strictEqual(ShellGate.judge(analysis, { ruleset }).decision, "deny", command)
+      }
+      const resolver = makeResolver(root, later())
+      assert.strictEqual(resolver.resolve(`${root}//src//a.ts`).real, NodePath.join(root, "src", "a.ts"))
+      assert.strictEqual(resolver.resolveIn(root, "/src/a.ts").real, NodePath.join(root, "src", "a.ts"))
+      assert.isTrue(resolver.resolve(`${root}//src`).directory)
+    })
+  )
+
   it.effect("a link made in the root after it was listed is followed by the next analysis", () =>
     Effect.gen(function* () {
       const root = makeRoot()
@@ -153,5 +186,87 @@ describe("resolvePath", () => {
     ]
     for (const paths of cases)
       assert.strictEqual(resolvePath(...paths), NodePath.resolve(...paths), paths.join(" "))
+  })
+})
+
+const withoutParent = ({ parent: _, name: __, ...rest }: Resolved): Omit<Resolved, "parent" | "name"> => rest
+
+describe("makeResolver", () => {
+  // The resolver remembers where each path's parent led and resolves a relative path from
+  // its directory without joining the two: it must say what a walk of the joined path from
+  // the top says, whatever it resolved before.
+  it("resolves a path from its directory as it resolves the joined path, with or without what it remembers", () => {
+    const root = makeRoot()
+    const outside = makeRoot()
+    fs.mkdirSync(NodePath.join(root, "src", "deep"), { recursive: true })
+    fs.writeFileSync(NodePath.join(root, "src", "file.ts"), "")
+    fs.writeFileSync(NodePath.join(outside, "secret"), "")
+    fs.symlinkSync(outside, NodePath.join(root, "out"))
+    fs.symlinkSync("../..", NodePath.join(root, "src", "deep", "up"))
+    fs.symlinkSync("missing-target", NodePath.join(root, "dangling"))
+    fs.symlinkSync("loop", NodePath.join(root, "loop"))
+    fs.symlinkSync("/proc/self/cwd", NodePath.join(root, "proc"))
+    const directories = [
+      root,
+      `${root}/`,
+      NodePath.join(root, "src"),
+      NodePath.join(root, "src", "deep"),
+      NodePath.join(root, "out"),
+      NodePath.join(root, "missing"),
+      NodePath.join(root, "src", "file.ts"),
+      NodePath.join(root, "proc"),
+      outside,
+      NodePath.dirname(root),
+      "/"
+    ]
+    const relatives = [
+      "src",
+      "src/file.ts",
+      "src//file.ts",
+      "src/./deep/",
+      "src/deep/up/src",
+      "src/file.ts/x",
+      "out/secret",
+      "out/../x",
+      "../x",
+      "..",
+      ".",
+      "dangling",
+      "dangling/x",
+      "loop/x",
+      "proc/x",
+      "secret",
+      NodePath.basename(root),
+      `${NodePath.basename(root)}/src/file.ts`,
+      "a/b/c"
+    ]
+    const warm = makeResolver(root, later())
+    for (const directory of directories)
+      for (const relative of relatives) warm.resolve(joinAsWritten(directory, `${relative}/y`))
+    for (const directory of directories) {
+      for (const relative of relatives) {
+        const joined = joinAsWritten(directory, relative)
+        const reference = makeResolver(root, later())
+        const expected = reference.resolve(joined)
+        const fresh = makeResolver(root, later())
+        const label = `${directory} + ${relative}`
+        for (const got of [
+          fresh.resolveIn(directory, relative),
+          warm.resolveIn(directory, relative),
+          warm.resolve(joined)
+        ]) {
+          assert.deepStrictEqual(withoutParent(got), withoutParent(expected), label)
+          // The parent, where it is given, is the directory the path is an entry of, and
+          // gives the same answers as the path alone.
+          if (got.parent !== undefined) {
+            assert.strictEqual(got.parent, NodePath.dirname(got.real), label)
+            assert.strictEqual(got.name, NodePath.basename(got.real), label)
+            assert.strictEqual(warm.inside(got.real, got.parent), warm.inside(got.real), label)
+            assert.strictEqual(warm.relative(got.real, got.parent, got.name), warm.relative(got.real), label)
+          }
+        }
+        assert.strictEqual(fresh.inside(expected.real), reference.inside(expected.real), label)
+      }
+    }
   })
 })

@@ -1,5 +1,7 @@
 // `cleanup` over 100 000 spill files, half of them expired, against
-// `find DIR -name 'tool_*' -mmin +N -delete` on an identical copy. Target: at most 2x find.
+// `find DIR -name 'tool_*' -mmin +N -delete` on an identical copy, alternated in one run (each
+// side gets a fresh copy, made and flushed outside the timing); both must leave the same
+// files. Goal: at most 2x find's time.
 import { spawnSync } from "node:child_process"
 import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
@@ -7,10 +9,9 @@ import * as NodePath from "node:path"
 import * as Truncate from "@gatehousejs/truncate/Truncate"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import { median, report } from "../../../scripts/bench-kit.ts"
+import { compare, reportComparisons } from "../../../scripts/bench-kit.ts"
 
 const FILES = 100_000
-const RUNS = 3
 const retentionMinutes = Duration.toMinutes(Truncate.RETENTION)
 
 const root = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "gatehouse-bench-cleanup-"))
@@ -29,70 +30,67 @@ shell(`ls | awk 'NR % 2 == 0' | xargs touch -d '1 day ago'`)
 if (NodeFs.readdirSync(template).length !== FILES) throw new Error("setup made the wrong number of files")
 
 const copy = (from: string, to: string) => {
-  const result = spawnSync("cp", ["-a", from, to])
+  const result = spawnSync("cp", ["-al", from, to])
   if (result.status !== 0) throw new Error(`cp failed: ${result.stderr}`)
 }
 
-const time = async (run: () => Promise<void> | void) => {
-  const start = performance.now()
-  await run()
-  return performance.now() - start
+const remaining = (directory: string) => NodeFs.readdirSync(directory).sort()
+
+// A fresh copy of the template for the next run of a side, flushed first, so neither side
+// pays for the other's pending metadata writes.
+let copies = 0
+const freshCopy = (): string => {
+  const target = NodePath.join(root, `copy${copies++}`)
+  copy(template, target)
+  spawnSync("sync")
+  return target
 }
 
-const remaining = (directory: string) => NodeFs.readdirSync(directory).length
+const side = (name: string, clean: (directory: string) => Promise<void> | void) => {
+  let directory = ""
+  return {
+    name,
+    prepare: () => {
+      directory = freshCopy()
+    },
+    run: async () => {
+      await clean(directory)
+      return directory
+    },
+    settle: (dir: string) => {
+      left.set(dir, remaining(dir))
+      NodeFs.rmSync(dir, { recursive: true })
+    }
+  }
+}
+const left = new Map<string, Array<string>>()
+
+const cleanup = (directory: string) =>
+  Effect.runPromise(
+    Effect.gen(function* () {
+      const truncate = yield* Truncate.Service
+      const { removed } = yield* truncate.cleanup
+      if (removed !== FILES / 2) throw new Error(`cleanup removed ${removed} files, not ${FILES / 2}`)
+    }).pipe(Effect.provide(Truncate.layerWith({ directory })))
+  )
+
+const findDelete = (directory: string) => {
+  const result = spawnSync("find", [directory, "-name", "tool_*", "-mmin", `+${retentionMinutes}`, "-delete"])
+  if (result.status !== 0) throw new Error(`find failed: ${result.stderr}`)
+}
 
 try {
-  const ours: Array<number> = []
-  const find: Array<number> = []
-  let removed = 0
-  for (let run = 0; run < RUNS; run++) {
-    const a = NodePath.join(root, `a${run}`)
-    const b = NodePath.join(root, `b${run}`)
-    copy(template, a)
-    copy(template, b)
-    // Flush the copies first, so neither side pays for the other's pending metadata writes.
-    spawnSync("sync")
-    const cleanup = () =>
-      Effect.runPromise(
-        Effect.gen(function* () {
-          const truncate = yield* Truncate.Service
-          removed = (yield* truncate.cleanup).removed
-        }).pipe(Effect.provide(Truncate.layerWith({ directory: a })))
-      )
-    const findDelete = () => {
-      const result = spawnSync("find", [b, "-name", "tool_*", "-mmin", `+${retentionMinutes}`, "-delete"])
-      if (result.status !== 0) throw new Error(`find failed: ${result.stderr}`)
-    }
-    if (run % 2 === 0) {
-      ours.push(await time(cleanup))
-      find.push(await time(findDelete))
-    } else {
-      find.push(await time(findDelete))
-      ours.push(await time(cleanup))
-    }
-    if (removed !== FILES / 2 || remaining(a) !== FILES / 2 || remaining(b) !== FILES / 2) {
-      throw new Error(`unexpected result: removed ${removed}, left ${remaining(a)} / ${remaining(b)}`)
-    }
-    NodeFs.rmSync(a, { recursive: true })
-    NodeFs.rmSync(b, { recursive: true })
-  }
-  const oursMs = median(ours)
-  const findMs = median(find)
-  const ratio = oursMs / findMs
-  report(
-    "truncate-cleanup",
-    [
-      { case: "find -delete", "median ms": Math.round(findMs) },
-      { case: "Truncate cleanup", "median ms": Math.round(oursMs) }
-    ],
-    {
-      files: FILES,
-      expired: FILES / 2,
-      runs: RUNS,
-      "cleanup / find time": Math.round(ratio * 100) / 100,
-      "target: <= 2x find": ratio <= 2 ? "met" : "MISSED"
-    }
-  )
+  const comparison = await compare({
+    case: `${FILES} spill files, half expired`,
+    subject: side("Truncate cleanup", cleanup),
+    baseline: side("find -delete", findDelete),
+    rounds: 5,
+    warmup: 1,
+    // The files each side left (the copies' names differ).
+    same: (directory) => left.get(directory),
+    goals: [{ text: "cleanup <= 2x find -delete's time", judge: "cost", atMost: 2 }]
+  })
+  reportComparisons("truncate-cleanup", [comparison], { summary: { files: FILES, expired: FILES / 2 } })
 } finally {
   NodeFs.rmSync(root, { recursive: true, force: true })
 }

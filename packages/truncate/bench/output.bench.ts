@@ -1,14 +1,15 @@
-// `output` on a 100 MB text (it spills the whole text) against fs.writeFile of the same
-// text, in the same run. Target: at most 1.5x the plain write's time.
+// `output` on a 100 MB text (it spills the whole text) against fs.writeFile of the same text,
+// alternated in one run; both files are checked equal (size and SHA-1). Goal: at most 1.5x
+// the plain write's time.
+import { createHash } from "node:crypto"
 import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import * as Truncate from "@gatehousejs/truncate/Truncate"
 import * as Effect from "effect/Effect"
-import { median, report } from "../../../scripts/bench-kit.ts"
+import { compare, reportComparisons } from "../../../scripts/bench-kit.ts"
 
 const SIZE = 100_000_000
-const RUNS = 7
 
 const parts: Array<string> = []
 let length = 0
@@ -23,13 +24,11 @@ const bytes = Buffer.byteLength(text)
 const directory = NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "gatehouse-bench-output-"))
 const TruncateLive = Truncate.layerWith({ directory })
 
-const plain = async () => {
-  const path = NodePath.join(directory, "plain.out")
-  await new Promise<void>((resolve, reject) =>
-    NodeFs.writeFile(path, text, (error) => (error ? reject(error) : resolve()))
-  )
-  NodeFs.rmSync(path)
-}
+const writeFile = () =>
+  new Promise<string>((resolve, reject) => {
+    const path = NodePath.join(directory, "plain.out")
+    NodeFs.writeFile(path, text, (error) => (error ? reject(error) : resolve(path)))
+  })
 
 const output = () =>
   Effect.runPromise(
@@ -37,46 +36,34 @@ const output = () =>
       const truncate = yield* Truncate.Service
       const result = yield* truncate.output(text, { direction: "both" })
       if (!result.truncated || result.outputPath === undefined) throw new Error("expected a spill file")
-      NodeFs.rmSync(result.outputPath)
+      return result.outputPath
     }).pipe(Effect.provide(TruncateLive))
   )
 
-const time = async (run: () => Promise<void>) => {
-  const start = performance.now()
-  await run()
-  return performance.now() - start
+interface Output {
+  readonly path: string
+  written?: { readonly bytes: number; readonly sha1: string }
 }
+const side = (name: string, run: () => Promise<string>) => ({
+  name,
+  run: async (): Promise<Output> => ({ path: await run() }),
+  settle: (output: Output) => {
+    const content = NodeFs.readFileSync(output.path)
+    NodeFs.rmSync(output.path)
+    output.written = { bytes: content.length, sha1: createHash("sha1").update(content).digest("hex") }
+  }
+})
 
 try {
-  await plain()
-  await output()
-  const plainRuns: Array<number> = []
-  const outputRuns: Array<number> = []
-  for (let i = 0; i < RUNS; i++) {
-    if (i % 2 === 0) {
-      plainRuns.push(await time(plain))
-      outputRuns.push(await time(output))
-    } else {
-      outputRuns.push(await time(output))
-      plainRuns.push(await time(plain))
-    }
-  }
-  const plainMs = median(plainRuns)
-  const outputMs = median(outputRuns)
-  const ratio = outputMs / plainMs
-  report(
-    "truncate-output",
-    [
-      { case: "fs.writeFile", "median ms": Math.round(plainMs) },
-      { case: "Truncate output", "median ms": Math.round(outputMs) }
-    ],
-    {
-      "text bytes": bytes,
-      runs: RUNS,
-      "output / writeFile time": Math.round(ratio * 100) / 100,
-      "target: <= 1.5x writeFile": ratio <= 1.5 ? "met" : "MISSED"
-    }
-  )
+  const comparison = await compare<Output>({
+    case: "100 MB text spilled",
+    subject: side("Truncate output", output),
+    baseline: side("fs.writeFile", writeFile),
+    rounds: 7,
+    same: (output) => output.written,
+    goals: [{ text: "output <= 1.5x fs.writeFile's time", judge: "cost", atMost: 1.5 }]
+  })
+  reportComparisons("truncate-output", [comparison], { summary: { "text bytes": bytes } })
 } finally {
   NodeFs.rmSync(directory, { recursive: true, force: true })
 }

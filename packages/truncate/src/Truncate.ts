@@ -262,6 +262,11 @@ export interface CleanupResult {
  */
 export interface Interface {
   /**
+   * The directory spill files go to. An agent may always read it (the hint points there):
+   * the file tools and the shell gate do not count a read in it as outside the project.
+   */
+  readonly directory: string
+  /**
    * Returns `text` unchanged when it is within both limits (nothing is written); otherwise
    * writes it to a new spill file and returns the kept part, the marker and the hint.
    * Never fails: when saving fails the preview still comes back, without `outputPath`.
@@ -427,7 +432,7 @@ const make = Effect.fnUntraced(function* (options: LayerOptions = {}) {
     Effect.forkScoped
   )
 
-  return Service.of({ output, write, spill, cleanup })
+  return Service.of({ directory, output, write, spill, cleanup })
 })
 
 /**

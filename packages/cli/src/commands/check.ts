@@ -1,7 +1,10 @@
 // `gatehouse check`: the gate's verdict for a command, without running it, with the trace
 // (each simple command, the rule that decided each pattern and where it came from, the
 // notes). `--jsonl` judges one JSON object per stdin line with the parser loaded once.
+import * as NodeFs from "node:fs"
 import * as NodePath from "node:path"
+import * as Instance from "@gatehousejs/core/Instance"
+import * as ApprovalStore from "@gatehousejs/permission/ApprovalStore"
 import type * as Permission from "@gatehousejs/permission/Permission"
 import * as Sandbox from "@gatehousejs/shell/Sandbox"
 import * as ShellAnalysis from "@gatehousejs/shell/ShellAnalysis"
@@ -13,36 +16,58 @@ import * as Layer from "effect/Layer"
 import * as Scope from "effect/Scope"
 import * as CommandFlags from "../CommandFlags.ts"
 import * as Config from "../Config.ts"
+import { dataDirectory } from "../DataDirectory.ts"
 
-const usage = `usage: gatehouse check [--config FILE] [--cwd DIR] [--shell bash|powershell] [--mode ask|auto|yolo] [--json] [--] COMMAND
-       gatehouse check --jsonl [--config FILE] [--cwd DIR] [--shell …] [--mode …] < lines
+const usage = `usage: gatehouse check [--config FILE [--agent NAME] [--only-config]] [--cwd DIR] [--shell bash|powershell] [--mode ask|auto|yolo] [--json] [--exit-code] [--no-approvals] [--] COMMAND
+       gatehouse check --jsonl [--config FILE [--agent NAME]] [--cwd DIR] [--shell …] [--mode …] [--exit-code] < lines
 
 Prints the verdict (allow, ask or deny) for COMMAND under the project's gatehouse.json and
-the trace: every simple command, the rule that decided each pattern, and the notes.
+its remembered approvals (as \`gatehouse run\` would decide it), and the trace: every
+simple command, the rule that decided each pattern, and the notes.
 Nothing is run.
 
-  --config FILE   the configuration (default: DIR/gatehouse.json if present)
-  --cwd DIR       the directory the command runs in (default: the current directory)
+  --config FILE   a configuration read after the user's and the project's gatehouse.json
+                  (an opencode.json or .jsonc: its permission blocks)
+  --agent NAME    with an opencode --config, also agent.NAME's permission block
+  --only-config   read --config alone, not the user's or the project's gatehouse.json nor its
+                  remembered approvals (CI on a checkout you do not trust: its own file could
+                  set mode yolo)
+  --cwd DIR       the directory the command runs in (default: the current directory); the
+                  project is its repository root (the folder with .git), else DIR
   --shell NAME    bash (any POSIX shell) or powershell (default: the config's shell, else $SHELL)
   --mode MODE     ask, auto or yolo (default: the config's mode, else ask)
   --json          print { decision, requests, commands, notes } as JSON
   --jsonl         read { "command", "cwd"?, "shell"? } per stdin line, write one result per line
+  --no-approvals  leave out the project's remembered "always" answers (as a fresh run)
+  --exit-code     exit with the verdict: 0 allow, 1 ask, 2 deny (with --jsonl, the strictest
+                  line's); 3 for an error (for pre-commit hooks and CI)
 
-Exit status: 0 after a check whatever the verdict; 2 for a bad flag, an unreadable or
-invalid config, or a malformed input line.`
+Exit status: 0 after a check whatever the verdict; 2 for a bad flag, a missing --cwd, an
+unreadable or invalid config, or a malformed input line (3 with --exit-code).`
 
 interface Flags {
   config?: string
+  agent?: string
   cwd?: string
   shell?: string
   mode?: Permission.Mode
   json: boolean
   jsonl: boolean
+  exitCode: boolean
+  approvals: boolean
+  onlyConfig: boolean
   command: Array<string>
 }
 
 const parseFlags = (argv: ReadonlyArray<string>): Flags | "help" | CommandFlags.UsageError => {
-  const flags: Flags = { json: false, jsonl: false, command: [] }
+  const flags: Flags = {
+    json: false,
+    jsonl: false,
+    exitCode: false,
+    approvals: true,
+    onlyConfig: false,
+    command: []
+  }
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!
     if (arg === "--") {
@@ -61,6 +86,7 @@ const parseFlags = (argv: ReadonlyArray<string>): Flags | "help" | CommandFlags.
     }
     switch (name) {
       case "--config":
+      case "--agent":
       case "--cwd":
       case "--shell":
       case "--mode": {
@@ -78,6 +104,7 @@ const parseFlags = (argv: ReadonlyArray<string>): Flags | "help" | CommandFlags.
           }
           flags.shell = value
         } else if (name === "--config") flags.config = value
+        else if (name === "--agent") flags.agent = value
         else flags.cwd = value
         break
       }
@@ -86,6 +113,15 @@ const parseFlags = (argv: ReadonlyArray<string>): Flags | "help" | CommandFlags.
         break
       case "--jsonl":
         flags.jsonl = true
+        break
+      case "--exit-code":
+        flags.exitCode = true
+        break
+      case "--no-approvals":
+        flags.approvals = false
+        break
+      case "--only-config":
+        flags.onlyConfig = true
         break
       default:
         if (arg.startsWith("-") && flags.command.length === 0)
@@ -98,6 +134,8 @@ const parseFlags = (argv: ReadonlyArray<string>): Flags | "help" | CommandFlags.
     return new CommandFlags.UsageError("--jsonl reads commands from stdin: give no COMMAND")
   if (flags.jsonl && flags.json) return new CommandFlags.UsageError("--json and --jsonl cannot be combined")
   if (!flags.jsonl && flags.command.length === 0) return new CommandFlags.UsageError("no COMMAND given")
+  if (flags.onlyConfig && flags.config === undefined)
+    return new CommandFlags.UsageError("--only-config needs --config FILE")
   return flags
 }
 
@@ -107,14 +145,45 @@ const parseFlags = (argv: ReadonlyArray<string>): Flags | "help" | CommandFlags.
  * @since 0.0.0
  */
 export const main = async (argv: ReadonlyArray<string>): Promise<number> => {
-  const flags = CommandFlags.settle("check", usage, parseFlags(argv))
+  // With --exit-code, 2 means deny, so an error has a status of its own.
+  const end = argv.indexOf("--")
+  const failed = (end === -1 ? argv : argv.slice(0, end)).includes("--exit-code") ? 3 : 2
+  const flags = CommandFlags.settle("check", usage, parseFlags(argv), failed)
   if (typeof flags === "number") return flags
   const cwd = NodePath.resolve(flags.cwd ?? process.cwd())
-  const config = await Config.loadForCommand("check", { cwd, config: flags.config })
-  if (config === undefined) return 2
+  if (!isDirectory(cwd)) {
+    console.error(`gatehouse check: --cwd ${cwd}: no such directory`)
+    return failed
+  }
+  const config = await Config.loadForCommand("check", {
+    cwd,
+    config: flags.config,
+    agent: flags.agent,
+    only: flags.onlyConfig
+  })
+  if (config === undefined) return failed
   const shell = flags.shell ?? config.shell ?? process.env.SHELL ?? "bash"
   const dialect = ShellParser.knownDialect(shell) ?? "bash"
   const mode = flags.mode ?? config.mode
+  const approvalsDirectory = NodePath.join(dataDirectory(), "approvals")
+  // --only-config is that file alone: the checkout's remembered approvals are not read either.
+  const approved =
+    flags.approvals && !flags.onlyConfig
+      ? await Effect.runPromise(
+          ApprovalStore.readRemembered(approvalsDirectory, Instance.info(config.directory).projectID).pipe(
+            Effect.map((rules) => rules.filter((rule) => rule.action === "allow")),
+            Effect.catch((error) =>
+              Effect.sync(() => {
+                console.error(`gatehouse check: ${error.message}; judging without remembered approvals`)
+                return []
+              })
+            )
+          )
+        )
+      : []
+
+  // Where `gatehouse run` spills truncated output (Truncate's default directory): always readable.
+  const readable = ShellGate.readableDirectory(NodePath.join(dataDirectory(), "tool-output"))
 
   const scope = Effect.runSync(Scope.make())
   try {
@@ -124,7 +193,7 @@ export const main = async (argv: ReadonlyArray<string>): Promise<number> => {
       console.error(
         `gatehouse check: ${error._tag === "Some" ? error.value.message : "cannot load the shell parser"}`
       )
-      return 2
+      return failed
     }
     const context = built.value
     const judge = (command: string, commandCwd: string, commandDialect: ShellParser.Dialect) =>
@@ -134,12 +203,22 @@ export const main = async (argv: ReadonlyArray<string>): Promise<number> => {
         dialect: commandDialect
       }).pipe(
         Effect.map((analysis) =>
-          ShellGate.judge(analysis, { ruleset: config.ruleset, sources: config.sources, mode })
+          ShellGate.judge(analysis, {
+            ruleset: config.ruleset,
+            sources: config.sources,
+            mode,
+            approved,
+            readable
+          })
         )
       )
     const run = <A>(effect: Effect.Effect<A, never, ShellParser.Service>): A =>
       Effect.runSync(Effect.provideContext(effect, context))
-    if (flags.jsonl) return await jsonl(judge, run, cwd, dialect)
+    if (flags.jsonl) {
+      const { malformed, strictest } = await jsonl(judge, run, cwd, dialect)
+      if (malformed > 0) return failed
+      return flags.exitCode ? verdictStatus(strictest) : 0
+    }
     const verdict = run(judge(flags.command.join(" "), cwd, dialect))
     // The policy the command would run under, next to the verdict (found without running bwrap).
     const settings = { ...Sandbox.defaults, ...config.sandbox }
@@ -162,11 +241,24 @@ export const main = async (argv: ReadonlyArray<string>): Promise<number> => {
       console.log(
         `${render(verdict, config, mode)}\n\n${Sandbox.describe(settings, policy, enforcer).join("\n")}`
       )
-    return 0
+    return flags.exitCode ? verdictStatus(verdict.decision) : 0
   } finally {
     await Effect.runPromise(Scope.close(scope, Exit.void))
   }
 }
+
+const isDirectory = (path: string): boolean => {
+  try {
+    return NodeFs.statSync(path).isDirectory()
+  } catch {
+    return false
+  }
+}
+
+const STATUS: Record<Permission.Action, number> = { allow: 0, ask: 1, deny: 2 }
+
+/** The exit status `--exit-code` gives a verdict. */
+const verdictStatus = (decision: Permission.Action): number => STATUS[decision]
 
 type Judge = (
   command: string,
@@ -178,12 +270,19 @@ type Run = <A>(effect: Effect.Effect<A, never, ShellParser.Service>) => A
 // Lines are judged in batches, one Effect run per batch, and written in input order.
 const BATCH = 256
 
-const jsonl = async (judge: Judge, run: Run, cwd: string, dialect: ShellParser.Dialect): Promise<number> => {
+/** Judges every line; resolves to how many were malformed and the strictest verdict. */
+const jsonl = async (
+  judge: Judge,
+  run: Run,
+  cwd: string,
+  dialect: ShellParser.Dialect
+): Promise<{ readonly malformed: number; readonly strictest: Permission.Action }> => {
   // Loaded here: only --jsonl reads lines.
   const lines = process
     .getBuiltinModule("node:readline")
     .createInterface({ input: process.stdin, crlfDelay: Number.POSITIVE_INFINITY })
   let malformed = 0
+  let strictest: Permission.Action = "allow"
   let number = 0
   let batch: Array<{ readonly line: number; readonly input: ReturnType<typeof parseLine> }> = []
   const judgeBatch = async () => {
@@ -200,7 +299,10 @@ const jsonl = async (judge: Judge, run: Run, cwd: string, dialect: ShellParser.D
         )
         return Effect.exit(verdict).pipe(
           Effect.map((exit) => {
-            if (Exit.isSuccess(exit)) return JSON.stringify({ line, ...toJson(exit.value) })
+            if (Exit.isSuccess(exit)) {
+              if (STATUS[exit.value.decision] > STATUS[strictest]) strictest = exit.value.decision
+              return JSON.stringify({ line, ...toJson(exit.value) })
+            }
             malformed++
             return JSON.stringify({ line, error: "cannot judge this command (internal error)" })
           })
@@ -225,7 +327,7 @@ const jsonl = async (judge: Judge, run: Run, cwd: string, dialect: ShellParser.D
   // Nothing more is read: release stdin so a pending read does not keep the process alive.
   lines.close()
   process.stdin.destroy()
-  return malformed === 0 ? 0 : 2
+  return { malformed, strictest }
 }
 
 const parseLine = (line: string): { command: string; cwd?: string; shell?: string } | string => {
@@ -273,6 +375,7 @@ export const toJson = (verdict: ShellGate.Verdict) => ({
     permission: r.permission,
     patterns: r.patterns,
     always: r.always,
+    ...(r.alwaysExact.length > 0 ? { alwaysExact: r.alwaysExact } : {}),
     decision: r.decision,
     needsPerson: r.needsPerson,
     ...(r.escalated ? { escalated: true } : {}),
@@ -299,7 +402,7 @@ const render = (verdict: ShellGate.Verdict, config: Config.Info, mode: Permissio
   const lines: Array<string> = []
   lines.push(`verdict: ${verdict.decision}`)
   lines.push(
-    `config: ${config.file ?? "defaults (no gatehouse.json)"} · mode ${mode} · ${analysis.dialect} · cwd ${analysis.cwd}`
+    `config: ${config.files.length === 0 ? "defaults (no gatehouse.json)" : config.files.join(" + ")} · project ${config.directory} · mode ${mode} · ${analysis.dialect} · cwd ${analysis.cwd}`
   )
   lines.push("", "commands:")
   if (analysis.commands.length === 0) lines.push("  (none)")
@@ -315,9 +418,16 @@ const render = (verdict: ShellGate.Verdict, config: Config.Info, mode: Permissio
   lines.push("", "requests:")
   if (verdict.requests.length === 0) lines.push("  (none)")
   for (const r of verdict.requests) {
-    const auto = r.approvedBy === undefined ? "" : ` (approved by mode ${r.approvedBy})`
+    const auto =
+      r.approvedBy === undefined
+        ? ""
+        : r.approvedBy === "approval"
+          ? " (by a remembered approval)"
+          : ` (approved by mode ${r.approvedBy})`
     const escalated =
-      r.escalated && r.ruled === "allow" ? " (escalated: the analysis could not model it)" : ""
+      r.escalated && r.ruled === "allow"
+        ? " (escalated: not fully modelled, or it changes what later commands run)"
+        : ""
     lines.push(
       `  ${r.permission}: ${r.decision}${auto}${escalated}${r.needsPerson ? " · needs a person in auto mode" : ""}`
     )
@@ -328,7 +438,8 @@ const render = (verdict: ShellGate.Verdict, config: Config.Info, mode: Permissio
         `          by ${d.rule.permission} ${JSON.stringify(d.rule.pattern)} ${d.rule.action} — ${d.source}`
       )
     }
-    if (r.always.length > 0) lines.push(`    always would remember: ${r.always.join(" · ")}`)
+    const remembered = [...r.always, ...r.alwaysExact.map((text) => `exactly ${JSON.stringify(text)}`)]
+    if (remembered.length > 0) lines.push(`    always would remember: ${remembered.join(" · ")}`)
   }
   const notes = analysis.notes
   if (notes.length > 0) {

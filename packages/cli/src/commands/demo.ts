@@ -196,6 +196,8 @@ export interface Actions {
   readonly reply: (input: Permission.ReplyInput) => Effect.Effect<void, never, Instance.Current>
   readonly pending: (requestID: string) => Effect.Effect<boolean, never, Instance.Current>
   readonly prompt?: AskPrompt.Prompt | undefined
+  /** The script's corrections, made by the scripted person under --yes. */
+  readonly corrections?: ReadonlyArray<ScriptedModel.Correction> | undefined
 }
 
 /**
@@ -331,6 +333,11 @@ export const renderer = (
             if (!(yield* actions.pending(request.id))) return
             if (flags.yes) {
               for (const text of AskPrompt.describe(request, Boolean(out.isTTY))) line(text)
+              const correction = actions.corrections?.find((c) => c.command === request.metadata.command)
+              if (correction !== undefined) {
+                line(c.yellow(`  → rejected with a correction: ${safe(correction.feedback)}`))
+                return yield* reply({ requestID: request.id, reply: "reject", message: correction.feedback })
+              }
               line(c.dim("  → allowed once (--yes)"))
               return yield* reply({ requestID: request.id, reply: "once" })
             }
@@ -370,8 +377,9 @@ export const renderer = (
 const run = (flags: Flags, workspace: string) =>
   Effect.gen(function* () {
     const interactive = flags.yes || Boolean(process.stdin.isTTY)
-    // The workspace's gatehouse.json, read like any project's: the agent defaults, then its rules.
-    const config = yield* Config.load({ cwd: workspace })
+    // The workspace's gatehouse.json, read like any project's: the agent defaults, then its rules
+    // (not the user's file: the demo shows the built-in defaults).
+    const config = yield* Config.load({ cwd: workspace, user: false })
     const script = yield* ScriptedModel.load(flags.script ?? ScriptedModel.demoScriptPath)
     const view = renderer(flags, workspace)
     const c = colors(Boolean(process.stdout.isTTY))
@@ -416,7 +424,8 @@ const run = (flags: Flags, workspace: string) =>
         reply: (input) => permission.reply(input).pipe(Effect.ignore),
         pending: (requestID) =>
           Effect.map(permission.list(), (asks) => asks.some((ask) => ask.id === requestID)),
-        prompt
+        prompt,
+        corrections: script.corrections
       }
       yield* events.pipe(
         Stream.runForEach((event) => view.handle(event, actions)),
@@ -485,7 +494,8 @@ const run = (flags: Flags, workspace: string) =>
         view.line(
           c.yellow("Asks failed closed because nobody could answer them. Run in a terminal, or with --yes.")
         )
-      return completed ? 0 : 1
+      // A person who rejects has answered: the demo ends well. Asks nobody could answer did not.
+      return completed || (interactive && last?.error === undefined) ? 0 : 1
     }).pipe(Effect.scoped, Instance.provide(workspace), Effect.provide(Live))
   })
 

@@ -5,7 +5,9 @@
 import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
-import * as Permission from "@gatehousejs/permission/Permission"
+import * as Defaults from "@gatehousejs/permission/Defaults"
+import * as PermissionConfig from "@gatehousejs/permission/PermissionConfig"
+import * as Ruleset from "@gatehousejs/permission/Ruleset"
 import * as ShellAnalysis from "@gatehousejs/shell/ShellAnalysis"
 import * as ShellGate from "@gatehousejs/shell/ShellGate"
 import * as ShellParser from "@gatehousejs/shell/ShellParser"
@@ -13,12 +15,14 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Config from "../Config.ts"
 import * as Hooks from "../Hooks.ts"
+import * as JsoncEdit from "../JsoncEdit.ts"
 
 const usage = `usage: gatehouse hook claude-code|gemini-cli|codex        (the agent runs this; payload on stdin)
        gatehouse hook install claude-code|gemini-cli [--project|--user] [--cwd DIR]
        gatehouse hook uninstall claude-code|gemini-cli [--project|--user] [--cwd DIR]
 
-As a hook, it judges the agent's tool call with the gatehouse.json of the payload's cwd:
+As a hook, it judges the agent's tool call with the configuration of the payload's cwd
+(your gatehouse.json, then its project's, at the repository root):
 shell commands by the shell gate, file reads and writes by read, edit and
 external_directory rules, any other tool by its own name. It answers allow, deny (with a
 reason the model reads) or ask in the agent's format; a payload it cannot read is never
@@ -51,7 +55,8 @@ const describeRule = (decision: ShellGate.Decision): string =>
 // The verdict of the requests that count, with the reason a model or a person reads.
 const verdictOf = (
   requests: ReadonlyArray<ShellGate.Judged>,
-  notes: ReadonlyArray<string>
+  notes: ReadonlyArray<string>,
+  escalation = "not fully understood by the analysis"
 ): Hooks.Verdict => {
   const denied = requests.find((request) => request.decision === "deny")
   if (denied !== undefined) {
@@ -66,7 +71,7 @@ const verdictOf = (
     const why = asked.map((request) => {
       const rule = request.rules.find((decision) => decision.action === "ask")
       const cause = request.escalated
-        ? "not fully understood by the analysis"
+        ? escalation
         : rule === undefined
           ? "asks"
           : `asked by ${describeRule(rule)}`
@@ -74,7 +79,60 @@ const verdictOf = (
     })
     return { decision: "ask", reason: [...why, ...notes].join("; ") }
   }
-  return { decision: "allow", reason: "allowed by the rules of gatehouse.json" }
+  const byDefaults = requests.every((request) =>
+    request.rules.every((decision) => decision.action !== "allow" || isDefault(decision.source))
+  )
+  return { decision: "allow", reason: "allowed by the rules of gatehouse.json", byDefaults }
+}
+
+const isDefault = Defaults.isSource
+
+const STRICTNESS = { allow: 0, ask: 1, deny: 2 } as const
+
+/**
+ * The strictest verdict on a call of another tool, over every name and subject it may be
+ * written as: the tool's name as the agent gives it and as a rule string names it
+ * (`WebFetch` and `webfetch`: `"deny": ["WebFetch"]` is a rule for `webfetch`), and for a
+ * URL, as given, in its canonical form (scheme and host lower-cased, default port dropped,
+ * `..` resolved, a trailing dot of the host dropped) and as `domain:HOST` for the host and
+ * each domain above it (Claude Code's `WebFetch(domain:example.com)`). A rule for any of them decides as strictly as it says:
+ * `HTTPS://EVIL.COM/` does not pass a deny of `https://evil.com/*`.
+ */
+const strictest = (
+  tool: string,
+  subject: string,
+  ruleset: Ruleset.Ruleset
+): { readonly rule: Ruleset.Rule; readonly permission: string; readonly pattern: string } => {
+  const names = [...new Set([tool, PermissionConfig.permissionOf(tool)])]
+  const subjects = [subject, ...urlForms(subject)]
+  let found: { rule: Ruleset.Rule; permission: string; pattern: string } | undefined
+  for (const permission of names) {
+    for (const pattern of subjects) {
+      const rule = Ruleset.evaluate(permission, pattern, ruleset)
+      if (found === undefined || STRICTNESS[rule.action] > STRICTNESS[found.rule.action])
+        found = { rule, permission, pattern }
+    }
+  }
+  return found!
+}
+
+const urlForms = (subject: string): Array<string> => {
+  let url: URL
+  try {
+    url = new URL(subject.trim())
+  } catch {
+    return []
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") return []
+  const host = url.hostname.replace(/\.+$/, "")
+  const canonical = url.href
+  url.hostname = host
+  // A deny of a domain holds for its subdomains too (`domain:evil.com` for `x.evil.com`).
+  const labels = host.split(".")
+  const domains = labels
+    .slice(0, Math.max(1, labels.length - 1))
+    .map((_, i) => `domain:${labels.slice(i).join(".")}`)
+  return [...new Set([canonical, url.href, ...domains])].filter((form) => form !== subject)
 }
 
 const decide = async (agent: Hooks.Agent): Promise<number> => {
@@ -86,7 +144,7 @@ const decide = async (agent: Hooks.Agent): Promise<number> => {
       Hooks.refuse(agent, `malformed payload: ${error instanceof Error ? error.message : String(error)}`)
     )
   }
-  const call = Hooks.callOf(payload)
+  const call = Hooks.callOf(agent, payload)
   if (call instanceof Hooks.PayloadError) return emit(Hooks.refuse(agent, call.message))
   const loaded = await Effect.runPromiseExit(Config.load({ cwd: call.cwd }))
   if (Exit.isFailure(loaded)) {
@@ -97,14 +155,17 @@ const decide = async (agent: Hooks.Agent): Promise<number> => {
   }
   const config = loaded.value
   if (call.kind === "other") {
-    const rule = Permission.evaluate(call.permission, call.pattern, config.ruleset)
+    const { rule, permission, pattern } = strictest(call.permission, call.pattern, config.ruleset)
     const action = rule.action === "ask" && config.mode === "yolo" ? "allow" : rule.action
     const index = config.ruleset.indexOf(rule)
     const source = index === -1 ? "default" : (config.sources[index] ?? `rule ${index + 1}`)
+    const judged =
+      permission === call.permission && pattern === call.pattern ? "" : ` (as ${permission} ${pattern})`
     return emit(
       Hooks.answer(agent, {
         decision: action,
-        reason: `${call.permission} ${call.pattern}: ${action} by ${rule.permission} "${rule.pattern}" (${source})`
+        reason: `${call.permission} ${call.pattern}${judged}: ${action} by ${rule.permission} "${rule.pattern}" (${source})`,
+        byDefaults: action === "allow" && rule.action === "allow" && isDefault(source)
       })
     )
   }
@@ -124,17 +185,14 @@ const decide = async (agent: Hooks.Agent): Promise<number> => {
     call.kind === "shell"
       ? verdict.requests
       : verdict.requests.filter((request) => request.permission !== "bash")
-  const notes =
-    call.kind === "shell"
-      ? [
-          ...new Set(
-            [...verdict.analysis.notes, ...verdict.analysis.commands.flatMap((command) => command.notes)].map(
-              (note) => note.message
-            )
-          )
-        ]
-      : []
-  return emit(Hooks.answer(agent, verdictOf(counted, notes)))
+  const all = [...verdict.analysis.notes, ...verdict.analysis.commands.flatMap((command) => command.notes)]
+  if (call.kind === "shell")
+    return emit(Hooks.answer(agent, verdictOf(counted, [...new Set(all.map((note) => note.message))])))
+  // A file call escalates only by what it writes (a git hook, .npmrc, gatehouse.json): say so.
+  const writes = [...new Set(all.filter((note) => note.kind === "executes").map((note) => note.message))]
+  return emit(
+    Hooks.answer(agent, verdictOf(counted, writes, "a person must approve it, whatever the rules allow"))
+  )
 }
 
 // ---------------------------------------------------------------------------------------
@@ -161,7 +219,48 @@ const ours = (agent: Hooks.Agent) => (hook: unknown) => {
   )
 }
 
-const EVENT = { "claude-code": "PreToolUse", "gemini-cli": "BeforeTool" } as const
+const EVENT = Hooks.EVENT
+
+type Found = { readonly container: JsoncEdit.Node; readonly index: number }
+
+const memberOf = (node: JsoncEdit.Node | undefined, key: string) =>
+  node?.kind === "object" ? node.members.findIndex((member) => member.key === key) : -1
+
+// Our entry, as the outermost element that holds nothing else: the hook, its group, the
+// event's list or the whole "hooks" block.
+const findOurs = (root: JsoncEdit.Node, agent: "claude-code" | "gemini-cli"): Found | undefined => {
+  if (root.kind !== "object") return undefined
+  const hooksAt = memberOf(root, "hooks")
+  const hooks = root.members[hooksAt]?.value
+  const eventAt = memberOf(hooks, EVENT[agent])
+  const event = hooks?.kind === "object" ? hooks.members[eventAt]?.value : undefined
+  if (hooks?.kind !== "object" || event?.kind !== "array") return undefined
+  const mine = ours(agent)
+  for (const [groupAt, group] of event.items.entries()) {
+    const inner = group.kind === "object" ? group.members[memberOf(group, "hooks")]?.value : undefined
+    if (inner?.kind !== "array") continue
+    const hookAt = inner.items.findIndex((hook) => mine(JsoncEdit.plain(hook)))
+    if (hookAt === -1) continue
+    if (inner.items.length > 1) return { container: inner, index: hookAt }
+    if (event.items.length > 1) return { container: event, index: groupAt }
+    if (hooks.members.length > 1) return { container: hooks, index: eventAt }
+    return { container: root, index: hooksAt }
+  }
+  return undefined
+}
+
+// Adds our entry where it belongs, creating "hooks" and the event's list if need be.
+const addOurs = (text: string, root: JsoncEdit.Node, agent: "claude-code" | "gemini-cli"): string => {
+  const unit = JsoncEdit.indentUnit(text)
+  const show = (value: unknown) => JSON.stringify(value, null, unit)
+  const hooks = root.kind === "object" ? root.members[memberOf(root, "hooks")]?.value : undefined
+  if (hooks === undefined)
+    return JsoncEdit.append(text, root, `"hooks": ${show({ [EVENT[agent]]: [entry(agent)] })}`)
+  const event = hooks.kind === "object" ? hooks.members[memberOf(hooks, EVENT[agent])]?.value : undefined
+  if (event === undefined)
+    return JsoncEdit.append(text, hooks, `${JSON.stringify(EVENT[agent])}: ${show([entry(agent)])}`)
+  return JsoncEdit.append(text, event, show(entry(agent)))
+}
 
 const edit = (
   agent: "claude-code" | "gemini-cli",
@@ -183,50 +282,36 @@ const edit = (
       return 0
     }
   }
-  let settings: Record<string, unknown> = {}
-  if (original.trim() !== "") {
-    try {
-      const parsed: unknown = JSON.parse(original)
-      if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed))
-        throw new Error("not a JSON object")
-      settings = parsed as Record<string, unknown>
-    } catch (error) {
-      console.error(
-        `gatehouse hook ${change}: ${file} is not plain JSON (${(error as Error).message}); it was left untouched. Add this under "hooks" by hand: ${JSON.stringify({ [EVENT[agent]]: [entry(agent)] })}`
-      )
-      return 2
-    }
+  const refuse = (why: string) => {
+    console.error(
+      `gatehouse hook ${change}: ${file}: ${why}; it was left untouched. Add this under "hooks" by hand: ${JSON.stringify({ [EVENT[agent]]: [entry(agent)] })}`
+    )
+    return 2
   }
-  const hooks = (
-    typeof settings.hooks === "object" && settings.hooks !== null ? settings.hooks : {}
-  ) as Record<string, unknown>
-  const groups = Array.isArray(hooks[EVENT[agent]]) ? (hooks[EVENT[agent]] as Array<unknown>) : []
-  const mine = ours(agent)
-  const kept = groups
-    .map((group) => {
-      if (typeof group !== "object" || group === null || !Array.isArray((group as { hooks?: unknown }).hooks))
-        return group
-      const inner = (group as { hooks: Array<unknown> }).hooks.filter((hook) => !mine(hook))
-      return inner.length === (group as { hooks: Array<unknown> }).hooks.length
-        ? group
-        : inner.length === 0
-          ? undefined
-          : { ...group, hooks: inner }
-    })
-    .filter((group) => group !== undefined)
-  const installed = kept.length !== groups.length || JSON.stringify(kept) !== JSON.stringify(groups)
-  if (change === "uninstall" && !installed) {
+  // Edited as text, so comments, order and layout stay as they were.
+  let text = original.trim() === "" ? "{}\n" : original
+  let root = JsoncEdit.parse(text)
+  if (root instanceof JsoncEdit.ParseError) return refuse(`not JSON (${root.message})`)
+  if (root.kind !== "object") return refuse("not a JSON object")
+  const hooks = root.members[memberOf(root, "hooks")]?.value
+  const event = hooks?.kind === "object" ? hooks.members[memberOf(hooks, EVENT[agent])]?.value : undefined
+  if ((hooks !== undefined && hooks.kind !== "object") || (event !== undefined && event.kind !== "array"))
+    return refuse(`"hooks" or "hooks.${EVENT[agent]}" is not what ${agent} expects`)
+  // An entry already there (perhaps from another path) is taken out: install adds one.
+  let removed = false
+  for (let found = findOurs(root, agent); found !== undefined; found = findOurs(root, agent)) {
+    text = JsoncEdit.remove(text, found.container, found.index)
+    const reparsed = JsoncEdit.parse(text)
+    if (reparsed instanceof JsoncEdit.ParseError)
+      throw new Error(`hook ${change} broke ${file}: ${reparsed.message}`)
+    root = reparsed
+    removed = true
+  }
+  if (change === "uninstall" && !removed) {
     console.log(`no gatehouse hook in ${file}: nothing to remove`)
     return 0
   }
-  // An entry already there (perhaps from another path) was taken out above: install adds one.
-  const next = change === "install" ? [...kept, entry(agent)] : kept
-  const nextHooks = { ...hooks, [EVENT[agent]]: next }
-  if (next.length === 0) delete nextHooks[EVENT[agent]]
-  const updated = { ...settings, hooks: nextHooks }
-  if (Object.keys(nextHooks).length === 0) delete (updated as Record<string, unknown>).hooks
-  const indent = /^\{\n([ \t]+)"/.exec(original)?.[1] ?? "  "
-  const body = `${JSON.stringify(updated, null, indent)}\n`
+  const body = change === "install" ? addOurs(text, root, agent) : text
   NodeFs.mkdirSync(NodePath.dirname(file), { recursive: true })
   const temporary = `${file}.gatehouse-${process.pid}.tmp`
   const fd = NodeFs.openSync(temporary, "w", 0o644)

@@ -1,5 +1,6 @@
 // `gatehouse run`: one command through the whole pipeline — gate, asks, process, truncation —
-// printing the output exactly as the model would read it.
+// printing the output the model would read, without what is said to the model only (its
+// status block, the hint on reading the spill file): those go to stderr as notices.
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import * as Bus from "@gatehousejs/core/Bus"
@@ -21,21 +22,29 @@ import * as Stream from "effect/Stream"
 import * as AskPrompt from "../AskPrompt.ts"
 import * as CommandFlags from "../CommandFlags.ts"
 import * as Config from "../Config.ts"
+import { dataDirectory } from "../DataDirectory.ts"
+import * as HumanOutput from "../HumanOutput.ts"
 import * as TerminalText from "../TerminalText.ts"
 
-const usage = `usage: gatehouse run [--config FILE] [--cwd DIR] [--timeout MS] [--mode ask|auto|yolo] [--sandbox auto|enforce|off] [--no-input] [--] COMMAND
+const usage = `usage: gatehouse run [--config FILE [--agent NAME]] [--cwd DIR] [--timeout MS] [--mode ask|auto|yolo] [--sandbox auto|enforce|off] [--no-input] [--stderr] [--] COMMAND
 
 Runs COMMAND as the agent's bash tool would: the gate judges it under the project's
 gatehouse.json, asks what needs asking, runs it in its own process group and prints the
-output as the model would read it (truncated, with the path of the full output).
+output as the model would read it (truncated), without the text meant for the model alone;
+the truncation with the path of the full output, and a timeout, are said on stderr.
 
-  --config FILE   the configuration (default: DIR/gatehouse.json if present)
-  --cwd DIR       the directory the command runs in (default: the current directory)
+  --config FILE   a configuration read after the user's and the project's gatehouse.json
+                  (an opencode.json or .jsonc: its permission blocks)
+  --agent NAME    with an opencode --config, also agent.NAME's permission block
+  --cwd DIR       the directory the command runs in (default: the current directory); the
+                  project is its repository root (the folder with .git), else DIR
   --timeout MS    stop the command after MS milliseconds (default ${ShellContext.DEFAULT_TIMEOUT})
   --mode MODE     ask, auto or yolo (default: the config's mode, else ask)
   --sandbox MODE  auto (the kernel sandbox where available), enforce (none: refuse) or off
                   (default: the config's sandbox.mode, else auto)
   --no-input      never prompt: a command that needs approval is refused
+  --stderr        the command's stderr to stderr, as it comes, and only its stdout to stdout
+                  (default: both on stdout, in the order they were written, as the model reads them)
 
 When stdin is a terminal (and without --no-input) each ask is shown with its patterns and
 the rule that decided them; answer o (once), a (always, remembered for this project),
@@ -47,16 +56,18 @@ command and everything it started are stopped first); 2 for usage or config erro
 
 interface Flags {
   config?: string
+  agent?: string
   cwd?: string
   timeout?: number
   mode?: Permission.Mode
   sandbox?: Sandbox.Mode
   noInput: boolean
+  stderr: boolean
   command: Array<string>
 }
 
 const parseFlags = (argv: ReadonlyArray<string>): Flags | "help" | CommandFlags.UsageError => {
-  const flags: Flags = { noInput: false, command: [] }
+  const flags: Flags = { noInput: false, stderr: false, command: [] }
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!
     if (arg === "--") {
@@ -73,9 +84,13 @@ const parseFlags = (argv: ReadonlyArray<string>): Flags | "help" | CommandFlags.
       flags.noInput = true
       continue
     }
+    if (arg === "--stderr") {
+      flags.stderr = true
+      continue
+    }
     const eq = arg.indexOf("=")
     const name = eq === -1 ? arg : arg.slice(0, eq)
-    if (!["--config", "--cwd", "--timeout", "--mode", "--sandbox"].includes(name))
+    if (!["--config", "--agent", "--cwd", "--timeout", "--mode", "--sandbox"].includes(name))
       return new CommandFlags.UsageError(`unknown option ${name}`)
     let value: string
     if (eq !== -1) value = arg.slice(eq + 1)
@@ -86,6 +101,7 @@ const parseFlags = (argv: ReadonlyArray<string>): Flags | "help" | CommandFlags.
       i++
     }
     if (name === "--config") flags.config = value
+    else if (name === "--agent") flags.agent = value
     else if (name === "--cwd") flags.cwd = value
     else if (name === "--mode") {
       const parsed = CommandFlags.mode(value)
@@ -110,15 +126,6 @@ const parseFlags = (argv: ReadonlyArray<string>): Flags | "help" | CommandFlags.
   return flags
 }
 
-/** `$XDG_DATA_HOME/gatehouse`, else `~/.local/share/gatehouse` (as Truncate's directory). */
-const dataDirectory = (): string => {
-  const xdg = process.env.XDG_DATA_HOME ?? ""
-  return NodePath.join(
-    NodePath.isAbsolute(xdg) ? xdg : NodePath.join(NodeOs.homedir(), ".local", "share"),
-    "gatehouse"
-  )
-}
-
 const signalNumber = (signal: string): number =>
   (NodeOs.constants.signals as Record<string, number | undefined>)[signal] ?? 0
 
@@ -127,6 +134,20 @@ const exitCodeOf = (result: ShellTool.Result): number => {
   if (result.timedOut) return 124
   if (result.signal !== undefined) return 128 + signalNumber(result.signal)
   return result.exitCode ?? 1
+}
+
+// `--stderr`: the command's stderr as it comes, each chunk written before the next is read
+// (backpressure); on a terminal its control sequences are shown, not obeyed, as for stdout.
+const stderrWriter = () => {
+  const terminal = process.stderr.isTTY === true
+  const decoder = new TextDecoder()
+  return (chunk: Uint8Array) =>
+    Effect.callback<void>((resume) => {
+      const text = terminal
+        ? TerminalText.printable(decoder.decode(chunk, { stream: true }), { newlines: true })
+        : chunk
+      process.stderr.write(text, () => resume(Effect.void))
+    })
 }
 
 const print = (stream: NodeJS.WriteStream, text: string): Promise<void> =>
@@ -161,7 +182,7 @@ export const main = async (argv: ReadonlyArray<string>): Promise<number> => {
   const flags = CommandFlags.settle("run", usage, parseFlags(argv))
   if (typeof flags === "number") return flags
   const cwd = NodePath.resolve(flags.cwd ?? process.cwd())
-  const config = await Config.loadForCommand("run", { cwd, config: flags.config })
+  const config = await Config.loadForCommand("run", { cwd, config: flags.config, agent: flags.agent })
   if (config === undefined) return 2
   const mode = flags.mode ?? config.mode
   const interactive = process.stdin.isTTY === true && !flags.noInput
@@ -220,7 +241,8 @@ export const main = async (argv: ReadonlyArray<string>): Promise<number> => {
         sandbox: { ...config.sandbox, ...(flags.sandbox === undefined ? {} : { mode: flags.sandbox }) },
         // A person at the command line may ask for more than the model's ceiling.
         maxTimeout: Math.max(flags.timeout ?? 0, ShellContext.DEFAULT_MAX_TIMEOUT),
-        abort: Effect.asVoid(Deferred.await(stop))
+        abort: Effect.asVoid(Deferred.await(stop)),
+        ...(flags.stderr ? { stderr: stderrWriter() } : {})
       })
     )
   }).pipe(
@@ -236,13 +258,18 @@ export const main = async (argv: ReadonlyArray<string>): Promise<number> => {
     const stopped = Deferred.isDoneUnsafe(stop)
     if (Exit.isSuccess(exit)) {
       // On a terminal the output's control sequences are shown, not obeyed (see TerminalText).
-      const output = exit.value.output
+      // What the model is told only for itself stays out; the truncation is said on stderr.
+      const shown = HumanOutput.forPerson(exit.value.output, exit.value.outputPath)
+      const output = shown.output
       await print(
         process.stdout,
         process.stdout.isTTY === true ? TerminalText.printable(output, { newlines: true }) : output
       )
+      for (const notice of shown.notices) process.stderr.write(`gatehouse run: ${notice}\n`)
       if (!exit.value.sandboxed && (flags.sandbox ?? config.sandbox.mode ?? "auto") === "auto") {
-        process.stderr.write("gatehouse run: warning: no kernel sandbox is available here; the command ran unsandboxed\n")
+        process.stderr.write(
+          "gatehouse run: warning: no kernel sandbox is available here; the command ran unsandboxed\n"
+        )
       }
       return exitCodeOf(exit.value)
     }
@@ -253,7 +280,7 @@ export const main = async (argv: ReadonlyArray<string>): Promise<number> => {
     const error = Exit.findErrorOption(exit)
     if (error._tag === "Some") {
       const { message, code } = refusal(error.value)
-      process.stderr.write(`gatehouse run: ${message}\n`)
+      process.stderr.write(`gatehouse run: ${HumanOutput.refusal(message)}\n`)
       return code
     }
     process.stderr.write(`gatehouse run: internal error\n${Cause.pretty(exit.cause)}\n`)

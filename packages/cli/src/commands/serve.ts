@@ -1,7 +1,7 @@
-// `gatehouse serve [--host H] [--port P] [--cwd DIR] [--script FILE]`: the HTTP API, the
-// event stream and the web page for one project directory, on loopback, behind a token.
+// `gatehouse serve [--host H] [--port P] [--cwd DIR] [--script FILE] [--redis URL]`: the HTTP
+// API, the event stream and the web page for one project directory, on loopback, behind a
+// token; with --redis, one of a group of servers sharing events, asks and approvals.
 import { existsSync, statSync } from "node:fs"
-import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import { parseArgs } from "node:util"
 import * as NodeServices from "@effect/platform-node/NodeServices"
@@ -9,9 +9,11 @@ import * as Bus from "@gatehousejs/core/Bus"
 import * as Instance from "@gatehousejs/core/Instance"
 import * as ApprovalStore from "@gatehousejs/permission/ApprovalStore"
 import * as Permission from "@gatehousejs/permission/Permission"
+import type * as RedisStack from "@gatehousejs/redis/RedisStack"
 import * as Server from "@gatehousejs/server/Server"
 import * as Checkpoint from "@gatehousejs/session/Checkpoint"
 import * as DefaultTools from "@gatehousejs/session/DefaultTools"
+import type * as Model from "@gatehousejs/session/Model"
 import * as ScriptedModel from "@gatehousejs/session/ScriptedModel"
 import * as SessionProcessor from "@gatehousejs/session/SessionProcessor"
 import * as SessionPrompt from "@gatehousejs/session/SessionPrompt"
@@ -19,30 +21,46 @@ import * as SessionStatus from "@gatehousejs/session/SessionStatus"
 import * as SessionStore from "@gatehousejs/session/SessionStore"
 import * as Sandbox from "@gatehousejs/shell/Sandbox"
 import * as Truncate from "@gatehousejs/truncate/Truncate"
+import type * as LanguageModel from "effect/ai/LanguageModel"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as CommandFlags from "../CommandFlags.ts"
 import * as Config from "../Config.ts"
+import { dataDirectory } from "../DataDirectory.ts"
+import * as ModelChoice from "../ModelChoice.ts"
 
-const usage = `usage: gatehouse serve [--host H] [--port P] [--cwd DIR] [--config FILE] [--script FILE] [--sandbox auto|enforce|off]
+const usage = `usage: gatehouse serve [--host H] [--port P] [--cwd DIR] [--config FILE [--agent NAME]] [--sandbox auto|enforce|off]
+       [--model M [--base-url URL] | --script FILE] [--redis URL] [--max-clients N]
 
 Serves the HTTP API, the event stream (/event) and a web page (/) for the project in DIR
 (default: the current directory), on 127.0.0.1 and a free port unless told otherwise, and
 prints the page's URL with its token. The token is GATEHOUSE_SERVER_TOKEN if set.
 
-The model is scripted: FILE (a script of turns), else the demo script. Every tool call is
-judged by the "permission" block of the config (DIR/gatehouse.json, or --config) alone,
-without the allow-everything agent defaults of check and run: what the config does not
+The web page's prompts go to the model of --model (else "model" in the config; see
+gatehouse chat --help for the forms and the key variables), else to a scripted model: FILE
+(a script of turns), else the demo script. Every tool call is
+judged by the rules of the configuration (the user's gatehouse.json, the project's, then
+--config) alone, without the built-in defaults of check and run: what they do not
 allow or deny asks you in the web page.
 
 options:
   --host H       interface to listen on (default 127.0.0.1)
   --port P       port, 0 for any free one (default 0)
-  --cwd DIR      project directory (default .)
-  --config FILE  configuration (default DIR/gatehouse.json, if it exists)
+  --cwd DIR      a directory of the project (default .): the project is its repository
+                 root (the folder with .git), else DIR
+  --config FILE  a configuration read after the user's and the project's gatehouse.json
+                 (an opencode.json or .jsonc: its permission blocks)
+  --agent NAME   with an opencode --config, also agent.NAME's permission block
+  --model M      anthropic/<id>, openai/<id> or openai-compatible/<id>
+  --base-url URL the provider's URL (required for openai-compatible, unless the config has
+                 provider["openai-compatible"].base_url)
   --script FILE  model script (JSON), instead of the demo script
   --sandbox MODE the kernel sandbox of the commands: auto (default), enforce or off
+  --redis URL    join the group of servers sharing this Redis (redis://host:port, or "redis"
+                 in the config): one event stream, one set of pending asks, shared approvals
+  --max-clients N  most event stream clients (web pages, UIs) at once (default 64); past
+                 it GET /event answers 429
   -h, --help     this help`
 
 /** 127.0.0.0/8, ::1 and localhost: the only hosts nothing else on the network can reach. */
@@ -54,37 +72,36 @@ const fail = (message: string): number => {
   return 2
 }
 
-/** `$XDG_DATA_HOME/gatehouse`, or `~/.local/share/gatehouse`. */
-const dataDirectory = (): string => {
-  const xdg = process.env.XDG_DATA_HOME ?? ""
-  return NodePath.join(
-    NodePath.isAbsolute(xdg) ? xdg : NodePath.join(NodeOs.homedir(), ".local", "share"),
-    "gatehouse"
-  )
-}
-
 /** Everything the server stands on, for one project directory. */
 const stack = (options: {
   readonly directory: string
   readonly config: Config.Info
   readonly script?: string
+  /** A real model, else the script (the demo's by default). */
+  readonly model?: ModelChoice.Choice | undefined
   readonly sandbox?: Sandbox.Mode | undefined
+  /** The group to join: the module, loaded only for --redis, and its URL. */
+  readonly group?: { readonly stack: typeof RedisStack; readonly url: string } | undefined
 }) => {
   const data = dataDirectory()
   const projectID = Instance.info(options.directory).projectID
-  const Model = options.script
-    ? ScriptedModel.layerFile(options.script)
-    : ScriptedModel.layerFile(ScriptedModel.demoScriptPath)
-  const Permissions = Permission.layerWith({ mode: options.config.mode }).pipe(
-    Layer.provideMerge(Bus.layer),
-    Layer.provide(ApprovalStore.layerFile(NodePath.join(data, "approvals"))),
-    Layer.provideMerge(Instance.layer)
-  )
+  const ModelLive: Layer.Layer<LanguageModel.LanguageModel, Model.ConfigError | ScriptedModel.ScriptError> =
+    options.model !== undefined
+      ? ModelChoice.layer(options.model)
+      : ScriptedModel.layerFile(options.script ?? ScriptedModel.demoScriptPath)
+  const Permissions = options.group
+    ? options.group.stack.layer({ url: options.group.url, permission: { mode: options.config.mode } })
+    : Permission.layerWith({ mode: options.config.mode }).pipe(
+        Layer.provideMerge(Bus.layer),
+        Layer.provide(ApprovalStore.layerFile(NodePath.join(data, "approvals"))),
+        Layer.provideMerge(Instance.layer)
+      )
   const Sessions = SessionPrompt.layer({
     toolkit: DefaultTools.toolkit,
-    // The file's own rules, without the allow-everything agent defaults: a person
+    // The file's own rules, without the built-in defaults (which allow harmless commands): a person
     // answers in the web page whatever the file does not settle (see the usage text).
     ruleset: options.config.permission,
+    model: options.model?.spec ?? { provider: "scripted", id: NodePath.basename(options.script ?? "demo") },
     shell: {
       ...(options.config.shell === undefined ? {} : { shell: options.config.shell }),
       sandbox: {
@@ -94,7 +111,7 @@ const stack = (options: {
     }
   }).pipe(
     Layer.provide(DefaultTools.layer),
-    Layer.provide(Model),
+    Layer.provide(ModelLive),
     Layer.provideMerge(Layer.mergeAll(SessionProcessor.layer, Checkpoint.layer)),
     Layer.provideMerge(SessionStatus.layer),
     Layer.provideMerge(SessionStore.layerFile(NodePath.join(data, "session", projectID))),
@@ -110,8 +127,13 @@ export const main = async (argv: ReadonlyArray<string>): Promise<number> => {
     port?: string
     cwd?: string
     config?: string
+    agent?: string
     script?: string
+    model?: string
+    "base-url"?: string
     sandbox?: string
+    redis?: string
+    "max-clients"?: string
     help?: boolean
   }
   try {
@@ -122,8 +144,13 @@ export const main = async (argv: ReadonlyArray<string>): Promise<number> => {
         port: { type: "string" },
         cwd: { type: "string" },
         config: { type: "string" },
+        agent: { type: "string" },
         script: { type: "string" },
+        model: { type: "string" },
+        "base-url": { type: "string" },
         sandbox: { type: "string" },
+        redis: { type: "string" },
+        "max-clients": { type: "string" },
         help: { type: "boolean", short: "h" }
       },
       strict: true,
@@ -140,19 +167,40 @@ export const main = async (argv: ReadonlyArray<string>): Promise<number> => {
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     return fail(`--port: expected a port number 0-65535, got ${JSON.stringify(values.port)}`)
   }
-  const directory = NodePath.resolve(values.cwd ?? ".")
-  if (!existsSync(directory) || !statSync(directory).isDirectory()) {
-    return fail(`--cwd: ${directory} is not a directory`)
+  const maxClients = values["max-clients"] === undefined ? undefined : Number(values["max-clients"])
+  if (maxClients !== undefined && (!Number.isInteger(maxClients) || maxClients < 1 || maxClients > 100_000)) {
+    return fail(
+      `--max-clients: expected a whole number 1-100000, got ${JSON.stringify(values["max-clients"])}`
+    )
+  }
+  const cwd = NodePath.resolve(values.cwd ?? ".")
+  if (!existsSync(cwd) || !statSync(cwd).isDirectory()) {
+    return fail(`--cwd: ${cwd} is not a directory`)
   }
   const sandbox = values.sandbox === undefined ? undefined : CommandFlags.sandbox(values.sandbox)
   if (sandbox instanceof CommandFlags.UsageError) return fail(sandbox.message)
   const script = values.script === undefined ? undefined : NodePath.resolve(values.script)
   if (script !== undefined && !existsSync(script)) return fail(`--script: ${script} does not exist`)
+  if (script !== undefined && values.model !== undefined) return fail("--model and --script: choose one")
 
   const program = Effect.gen(function* () {
-    const config = yield* Config.load({ cwd: directory, config: values.config }).pipe(
+    const config = yield* Config.load({ cwd, config: values.config, agent: values.agent }).pipe(
       Effect.mapError((error) => error.message)
     )
+    for (const note of config.notes) console.error(`gatehouse serve: ${note}`)
+    // The project: the repository root of --cwd (else --cwd), as for every command.
+    const directory = config.directory
+    // A script given is the model; else --model or the config's, else the demo script.
+    const model =
+      script === undefined && (values.model !== undefined || config.models.model !== undefined)
+        ? ModelChoice.choose({
+            flag: values.model,
+            baseUrl: values["base-url"],
+            settings: config.models,
+            file: config.modelFile ?? config.file ?? Config.FILE_NAME
+          })
+        : undefined
+    if (model instanceof ModelChoice.ChoiceError) return yield* Effect.fail(model.message)
     const sandboxMode = sandbox ?? config.sandbox.mode ?? "auto"
     const found = sandboxMode === "off" ? undefined : Sandbox.detect()
     if (sandboxMode === "enforce" && found?.kind === undefined) {
@@ -166,17 +214,58 @@ export const main = async (argv: ReadonlyArray<string>): Promise<number> => {
         : found.kind === undefined
           ? `WARNING: unavailable (${found.reason}): commands run unsandboxed`
           : `${sandboxMode} (${found.kind}): commands write only inside ${directory}`
-    const Live = Server.layer({ directory, host: values.host, port }).pipe(
-      Layer.provideMerge(stack({ directory, config, sandbox, ...(script === undefined ? {} : { script }) }))
-    )
+    const redisUrl = values.redis ?? config.redis
+    // The Redis client is ~650 modules: loaded only by a server that joins a group.
+    const group =
+      redisUrl === undefined
+        ? undefined
+        : { stack: yield* Effect.promise(() => import("@gatehousejs/redis/RedisStack")), url: redisUrl }
+    const Services = stack({
+      directory,
+      config,
+      sandbox,
+      group,
+      model,
+      ...(script === undefined ? {} : { script })
+    })
+    // In a group, a 404 for a session another server holds names that server.
+    const Located =
+      group === undefined
+        ? Services
+        : Layer.effect(
+            Server.SessionOwner,
+            Effect.map(
+              // Its RedisGroup is in Services (the group's stack), which the union type hides.
+              group.stack.locateSession(directory) as Effect.Effect<
+                (sessionID: string) => Effect.Effect<string | undefined>
+              >,
+              (locate) => Server.SessionOwner.of({ locate })
+            )
+          ).pipe(Layer.provideMerge(Services))
+    const Live = Server.layer({
+      directory,
+      host: values.host,
+      port,
+      events: {
+        ...(maxClients === undefined ? {} : { maxClients }),
+        ...(group === undefined ? {} : { run: group.stack.run(directory) })
+      }
+    }).pipe(Layer.provideMerge(Located))
+    // The group learns this server's URL once it listens (its RedisGroup, likewise, from Live).
+    const announce = (url: string) =>
+      group === undefined ? Effect.void : (group.stack.announce(url) as Effect.Effect<void>)
+    const Announced = Layer.effectDiscard(
+      Effect.flatMap(Server.Service, (server) => announce(server.url))
+    ).pipe(Layer.provideMerge(Live))
     return yield* Effect.gen(function* () {
       const server = yield* Server.Service
       console.log(`Gatehouse is serving ${server.directory}
 
   web page  ${server.pageUrl}
   API       ${server.url}  (Authorization: Bearer ${server.token}; OpenAPI at /doc)
-  model     ${script ?? "the demo script"}
+  model     ${model === undefined ? (script ?? "the demo script") : `${model.spec.provider}/${model.spec.id} (from ${model.from})`}
   sandbox   ${sandboxStatus}
+  group     ${group === undefined ? "none (this process alone)" : `Redis ${group.url}`}
 
 Press Ctrl+C to stop.`)
       const host = values.host
@@ -197,7 +286,7 @@ Press Ctrl+C to stop.`)
         })
       })
       return 0
-    }).pipe(Effect.provide(Live))
+    }).pipe(Effect.provide(Announced))
   })
 
   return Effect.runPromise(

@@ -4,6 +4,7 @@ import * as NodePath from "node:path"
 import * as Instance from "@gatehousejs/core/Instance"
 import type * as Permission from "@gatehousejs/permission/Permission"
 import * as ShellContext from "@gatehousejs/shell/ShellContext"
+import * as ShellGate from "@gatehousejs/shell/ShellGate"
 import type * as Truncate from "@gatehousejs/truncate/Truncate"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -79,7 +80,8 @@ export const ask = (
   tool: string,
   permission: string,
   pattern: string,
-  metadata: Record<string, unknown>
+  metadata: Record<string, unknown>,
+  escalated = false
 ) =>
   service.ask({
     sessionID: context.sessionID,
@@ -87,7 +89,9 @@ export const ask = (
     patterns: [pattern],
     always: [pattern],
     metadata,
-    ruleset: context.ruleset,
+    // An escalated call goes to a person whatever the rules allow (a deny still denies).
+    ruleset: escalated ? ShellGate.escalatedRuleset(permission, [pattern], context.ruleset) : context.ruleset,
+    ...(escalated ? { needsPerson: true, unmodelled: true } : {}),
     ...(context.callID === undefined
       ? {}
       : {
@@ -100,8 +104,18 @@ export const ask = (
   })
 
 /**
+ * Whether `where` is in the spill directory of truncated output (through symlinks): a
+ * reading tool may always read there, since the truncation hint sends the model there.
+ */
+export const isSpilled = (truncate: Truncate.Interface, where: Location) =>
+  Effect.map(real(truncate.directory), (spill) => within(spill, where.absolute) !== undefined)
+
+/**
  * The asks before `tool` touches `where`: `external_directory` (`<dir>/*`) when it is
- * outside the project, then `permission` with the project-relative path.
+ * outside the project (and not `readable`: a read of the spill directory), then
+ * `permission` with the project-relative path. An edit of a file that configures what later
+ * commands run or what the gate allows (`.git/hooks/*`, `.npmrc`, `gatehouse.json`, an
+ * agent's settings) asks a person whatever the edit rules allow, as the shell gate asks it.
  */
 export const gate = Effect.fnUntraced(function* (
   service: Permission.Interface,
@@ -109,14 +123,24 @@ export const gate = Effect.fnUntraced(function* (
   permission: "read" | "edit",
   where: Location,
   directory: string,
-  metadata: Record<string, unknown> = {}
+  metadata: Record<string, unknown> = {},
+  readable = false
 ) {
-  if (!where.inside)
+  if (!where.inside && !(readable && permission === "read"))
     yield* ask(service, where.context, tool, "external_directory", `${directory}/*`, {
       path: where.absolute,
       ...metadata
     })
-  yield* ask(service, where.context, tool, permission, where.pattern, { path: where.absolute, ...metadata })
+  const configures = permission === "edit" && ShellGate.configuresExecution(where.absolute)
+  yield* ask(
+    service,
+    where.context,
+    tool,
+    permission,
+    where.pattern,
+    { path: where.absolute, ...metadata },
+    configures
+  )
 })
 
 /** What a reading tool returns: the kept text, a title, and where the whole went when cut. */

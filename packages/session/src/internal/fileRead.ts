@@ -1,7 +1,10 @@
 // Reading a file the model names without trusting it: only a regular file is opened (a
-// FIFO blocks forever, /dev/zero never ends), and never more than a cap of bytes is read.
+// FIFO blocks forever, /dev/zero never ends), only where it was judged to be (no symlink
+// swapped in on the way), and never more than a cap of bytes is read.
 import type { Stats } from "node:fs"
 import * as NodeFs from "node:fs/promises"
+import * as NodePath from "node:path"
+import { MOVED, withDirectory } from "./pinnedDirectory.ts"
 
 /** Most bytes `read` looks at in one call: skipping to `offset`, the lines, counting the rest. */
 export const MAX_READ_BYTES = 50 * 1024 * 1024
@@ -11,7 +14,7 @@ export const MAX_EDIT_BYTES = 10 * 1024 * 1024
 
 const CHUNK = 256 * 1024
 
-const { O_RDONLY, O_NONBLOCK = 0, O_NOCTTY = 0 } = NodeFs.constants
+const { O_RDONLY, O_NONBLOCK = 0, O_NOCTTY = 0, O_NOFOLLOW = 0 } = NodeFs.constants
 
 export const mib = (bytes: number): string => `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MiB`
 
@@ -32,25 +35,48 @@ const kindOf = (stat: Stats): string =>
 export const notRegular = (stat: Stats): string | undefined =>
   stat.isFile() ? undefined : `it is ${kindOf(stat)}, not a regular file`
 
-/**
- * Opens the regular file at `path` for reading. It is checked before the open (so a FIFO
- * or a device is never opened) and again on the open handle (in case it was swapped in
- * between; the non-blocking open cannot hang on a FIFO).
- */
-export const openRegular = async (path: string): Promise<{ handle: NodeFs.FileHandle; stat: Stats }> => {
-  const reason = notRegular(await NodeFs.stat(path))
-  if (reason !== undefined) throw new Error(reason)
-  const handle = await NodeFs.open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY)
-  try {
-    const stat = await handle.stat()
-    const now = notRegular(stat)
-    if (now !== undefined) throw new Error(now)
-    return { handle, stat }
-  } catch (cause) {
-    await handle.close()
-    throw cause
-  }
+const symlinkNow = () => Object.assign(new Error("it is a symlink now"), { code: "ELOOP" })
+
+// The errors of a path under `/proc/self/fd` said without that path, which means nothing to the model.
+const plainly = (cause: NodeJS.ErrnoException): never => {
+  if (cause.code === "ENOENT") throw Object.assign(new Error("it does not exist"), { code: "ENOENT" })
+  if (cause.code === "ELOOP") throw symlinkNow()
+  if (cause.code === "EACCES" || cause.code === "EPERM")
+    throw Object.assign(new Error("permission denied"), { code: cause.code })
+  throw cause
 }
+
+/**
+ * Opens the regular file at `path` (absolute, as judged) for reading, race-free the way
+ * writes are: through its directory held open (every component walked from `/` without
+ * following a symlink), the file itself with `O_NOFOLLOW`. A directory on the way or the
+ * file swapped for a symlink after the path was judged makes the open fail (`ELOOP`,
+ * `ENOTDIR` or `MOVED`) instead of reading outside. The entry is checked before the open
+ * (so a FIFO or a device is never opened) and the open handle again (same device and inode,
+ * still regular; the non-blocking open cannot hang on a FIFO swapped in between). A missing
+ * file fails with `ENOENT`.
+ */
+export const openRegular = (path: string): Promise<{ handle: NodeFs.FileHandle; stat: Stats }> =>
+  withDirectory(NodePath.dirname(path), {}, async (directory) => {
+    const entry = directory.at(NodePath.basename(path))
+    const before = await NodeFs.lstat(entry).catch(plainly)
+    if (before.isSymbolicLink()) throw symlinkNow()
+    const reason = notRegular(before)
+    if (reason !== undefined) throw new Error(reason)
+    const handle = await NodeFs.open(entry, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW).catch(plainly)
+    try {
+      const stat = await handle.stat()
+      const now = notRegular(stat)
+      if (now !== undefined) throw new Error(now)
+      if (stat.dev !== before.dev || stat.ino !== before.ino)
+        throw Object.assign(new Error("it was replaced while it was being opened"), { code: MOVED })
+      await directory.verify()
+      return { handle, stat }
+    } catch (cause) {
+      await handle.close()
+      throw cause
+    }
+  }).catch(plainly)
 
 /** The whole content of `handle`, or undefined (having read `max` + 1 bytes) when it is larger. */
 export const readAtMost = async (handle: NodeFs.FileHandle, max: number): Promise<Buffer | undefined> => {

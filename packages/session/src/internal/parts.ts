@@ -4,7 +4,8 @@ import type * as Response from "effect/ai/Response"
 import * as Predicate from "effect/Predicate"
 import type * as Message from "../Message.ts"
 
-const REJECTIONS = new Set(["PermissionRejectedError", "PermissionCorrectedError"])
+// A correction (PermissionCorrectedError) is not among them: the turn goes on with it.
+const REJECTIONS = new Set(["PermissionRejectedError"])
 
 export const isRejection = (value: unknown): boolean =>
   Predicate.isObject(value) && "_tag" in value && typeof value._tag === "string" && REJECTIONS.has(value._tag)

@@ -228,6 +228,29 @@ const visit = (node: SyntaxNode, ctx: Context): void => {
       if (double) ctx.doubleBracket--
       return
     }
+    case "unary_expression": {
+      // `[ -v NAME ]`, `[[ -R NAME ]]`: bash evaluates a subscript in NAME as arithmetic.
+      const operator = node.firstChild
+      const operand = node.namedChildren[node.namedChildren.length - 1]
+      if (
+        operator?.type === "test_operator" &&
+        (operator.text === "-v" || operator.text === "-R") &&
+        operand !== undefined &&
+        operand.id !== operator.id
+      ) {
+        const text =
+          operand.type === "raw_string" || operand.type === "string"
+            ? operand.text.slice(1, -1)
+            : operand.text
+        const bracket = text.indexOf("[")
+        if (bracket !== -1 && !/^\[(\d+|@|\*)\]$/.test(text.slice(bracket)))
+          ctx.out.problems.push(
+            `\`${clip(node.text)}\` tests the variable \`${clip(text)}\`: bash evaluates its subscript as arithmetic, running what it holds`
+          )
+      }
+      visitChildren(node, ctx)
+      return
+    }
     case "binary_expression": {
       const operator =
         node.childForFieldName("operator") ?? node.children.find((c) => c.type === "test_operator") ?? null
@@ -261,7 +284,12 @@ const inertLeaf = (node: SyntaxNode, type: string, ctx: Context): void => {
     else if (type === "simple_expansion") {
       const name = node.namedChildren[0]
       if (name !== undefined) arithmeticName(name, ctx)
-    }
+    } else if (type === "string_content") arithmeticWords(node, ctx)
+    else if (type === "raw_string" || type === "ansi_c_string")
+      // Quotes do not quote inside arithmetic: bash expands `'a[$(cmd)]'` and runs cmd.
+      ctx.out.problems.push(
+        `the arithmetic \`${clip(node.parent?.text ?? node.text)}\` holds the quoted text ${clip(node.text)}, which bash expands and evaluates there (quotes do not quote inside arithmetic)`
+      )
   }
   if (SCANNED_UNQUOTED.has(type)) scanLeaf(node, true, ctx)
   else if (SCANNED_QUOTED.has(type)) scanLeaf(node, false, ctx)
@@ -309,13 +337,15 @@ const arithmetic = (node: SyntaxNode, ctx: Context): void => {
 // subscripts in it run substitutions (`x='a[$(id)]'; echo $((x))`). Only names the text
 // assigns nothing but integers are known.
 const arithmeticName = (node: SyntaxNode, ctx: Context): void => {
+  if (node.type === "word") arithmeticWords(node, ctx)
+  else checkInteger(node.text, node, ctx)
+}
+
+// A word (or a double-quoted text) in an arithmetic context: every name in it is evaluated.
+const arithmeticWords = (node: SyntaxNode, ctx: Context): void => {
   const text = node.text
-  if (node.type === "word") {
-    if (ARITHMETIC_NUMBER.test(text)) return
-    for (const name of text.match(/[A-Za-z_][A-Za-z0-9_]*/g) ?? []) checkInteger(name, node, ctx)
-    return
-  }
-  checkInteger(text, node, ctx)
+  if (ARITHMETIC_NUMBER.test(text)) return
+  for (const name of text.match(/[A-Za-z_][A-Za-z0-9_]*/g) ?? []) checkInteger(name, node, ctx)
 }
 
 const checkInteger = (name: string, node: SyntaxNode, ctx: Context): void => {
@@ -453,7 +483,19 @@ const buildCommand = (node: SyntaxNode, redirects: Array<RawRedirect>, ctx: Cont
         if (type === "$" || child.isNamed) words.push(wordOf(child, ctx))
     }
   }
-  return { source: sourceOf(node, redirects), assignments, words, redirects: all, problems }
+  const base = { source: sourceOf(node, redirects), assignments, words, redirects: all, problems }
+  return pipedInto(node) ? { ...base, stdinPiped: true } : base
+}
+
+// Whether the command reads the output of the one before it in a pipeline (`a | b`).
+const pipedInto = (node: SyntaxNode): boolean => {
+  let current = node
+  if (current.parent?.type === "redirected_statement") current = current.parent
+  const pipeline = current.parent
+  if (pipeline?.type !== "pipeline") return false
+  // A `|` before it (in `a <<EOF | b` the pipeline starts with the `|`, inside the here-document).
+  const before = pipeline.children[current.index - 1]?.type
+  return before === "|" || before === "|&"
 }
 
 const sourceOf = (node: SyntaxNode, redirects: ReadonlyArray<RawRedirect>): string => {

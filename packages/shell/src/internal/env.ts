@@ -51,6 +51,8 @@ export interface Env {
   readonly cwd: string
   readonly commands: Array<MutableCommand>
   readonly paths: Array<PathAccess>
+  /** The accesses and vias (a bit each) of every path in `paths`, so a repeat is found without a scan. */
+  readonly pathKeys: Map<string, number>
   readonly notes: Array<Note>
   readonly errors: Array<string>
   readonly payloads: Array<Payload>
@@ -59,6 +61,8 @@ export interface Env {
   readonly seen: Set<string>
   /** Commands that create a link (`ln`, `New-Item -ItemType SymbolicLink`, …). */
   readonly links: Array<MutableCommand>
+  /** Commands whose input is text from the command line (a here-document or -string, a pipe). */
+  readonly stdinText: Set<number>
 }
 
 export const makeEnv = (options: {
@@ -73,13 +77,15 @@ export const makeEnv = (options: {
   cwd: options.cwd,
   commands: [],
   paths: [],
+  pathKeys: new Map(),
   notes: [],
   errors: [],
   payloads: [],
   functions: new Set(),
   aliases: new Set(),
   seen: new Set(),
-  links: []
+  links: [],
+  stdinText: new Set()
 })
 
 export const rootScope = (cwd: string, dialect: Dialect): Scope => ({

@@ -5,9 +5,10 @@ import * as fs from "node:fs"
 import * as NodePath from "node:path"
 import type { PathAccess } from "../ShellAnalysis.ts"
 import { commandNote, type Env, type MutableCommand, type Scope } from "./env.ts"
+import { GREP_PROGRAMS, parseGrep } from "./grep.ts"
 import type { RawRedirect, Word } from "./model.ts"
 import { staticWord } from "./model.ts"
-import { expandGlob, globPrefix, joinAsWritten } from "./paths.ts"
+import { expandGlob, globPrefix, joinAsWritten, type Resolved } from "./paths.ts"
 import * as Programs from "./programs.ts"
 
 const MAX_DIRECTORIES = 16
@@ -81,7 +82,7 @@ export const enterDirectory = (
   if (scope.remote === true) return
   env.seen.add("cd")
   const cdpath = env.seen.has("CDPATH") && !(target.path !== undefined && NodePath.isAbsolute(target.path))
-  const targets = cdpath ? undefined : resolveWord(command, target, scope, "read")
+  const targets = cdpath ? undefined : resolveWord(env, command, target, scope, "read")
   if (targets === undefined) {
     scope.unknown = true
     commandNote(
@@ -134,6 +135,17 @@ export const enterDirectory = (
 
 const URL_LIKE = /^[a-z][a-z0-9+.-]*:\/\//i
 
+// PowerShell drives that are not folders: names of the session, and the registry and
+// certificate stores (Windows).
+const POWERSHELL_NAME_DRIVES: ReadonlySet<string> = new Set(["env", "function", "alias", "variable"])
+const POWERSHELL_ITEM_DRIVES: ReadonlySet<string> = new Set([
+  ...POWERSHELL_NAME_DRIVES,
+  "hklm",
+  "hkcu",
+  "cert",
+  "wsman"
+])
+
 const CLIMBS = /(^|[\\/])\.\.([\\/]|$)/
 
 /**
@@ -148,17 +160,53 @@ const readings = (absolute: string): Array<string> => {
   return normalised === absolute ? [absolute] : [absolute, normalised]
 }
 
-/** Absolute candidates for a word: one per directory the command may run in. */
-const resolveWord = (
+/**
+ * A path a word may name: absolute, or (`directory` set) `relative` as written from that
+ * directory, which the resolver follows without building the joined path.
+ */
+type Target =
+  | { readonly absolute: string; readonly text: string; readonly directories?: undefined }
+  | {
+      readonly absolute?: undefined
+      /** `relative` from each of these, in order. */
+      readonly directories: ReadonlyArray<string>
+      readonly relative: string
+      readonly text: string
+    }
+
+/**
+ * Absolute candidates for a word: one per directory the command may run in (`joined`: all
+ * of them absolute paths).
+ */
+function resolveWord(
+  env: Env,
   command: MutableCommand,
   word: Word,
   scope: Scope,
-  access: "read" | "write"
-): Array<{ absolute: string; text: string }> | undefined => {
+  access: "read" | "write",
+  joined: false
+): Array<Target> | undefined
+function resolveWord(
+  env: Env,
+  command: MutableCommand,
+  word: Word,
+  scope: Scope,
+  access: "read" | "write",
+  joined?: true
+): Array<{ absolute: string; text: string }> | undefined
+function resolveWord(
+  env: Env,
+  command: MutableCommand,
+  word: Word,
+  scope: Scope,
+  access: "read" | "write",
+  joined = true
+): Array<Target> | undefined {
   let path = word.path
   if (path === undefined) return undefined
   if (scope.dialect === "powershell" || process.platform === "win32") {
-    const provider = /^([A-Za-z][\w.]*)::(.*)$/s.exec(path)
+    // `FileSystem::x`, `Microsoft.PowerShell.Core\FileSystem::x`: a provider-qualified path.
+    const provider = /^([A-Za-z][\w.\\]*)::(.*)$/s.exec(path)
     if (provider) {
       if (provider[1]!.toLowerCase().endsWith("filesystem")) path = provider[2]!
       else return []
@@ -175,6 +223,15 @@ const resolveWord = (
       }
       if (name === "env" && access === "write")
         commandNote(command, "executes", "changes environment variables")
+      else if (!POWERSHELL_ITEM_DRIVES.has(name))
+        // `Temp:` and drives made with New-PSDrive are folders somewhere on disk.
+        commandNote(
+          command,
+          "unmodelled",
+          `\`${word.raw}\` is on the drive ${drive[1]}:, whose folder is not known here`
+        )
+      else if (access === "write" && !POWERSHELL_NAME_DRIVES.has(name))
+        commandNote(command, "unmodelled", `writes to the ${drive[1]}: drive (the registry or certificates)`)
       return []
     }
     if (process.platform !== "win32") path = path.replace(/\\/g, "/")
@@ -187,7 +244,9 @@ const resolveWord = (
     // (`cd .gi?` enters .git, `src/*/../../..` climbs out), never only its prefix.
     const matches: Array<{ absolute: string; text: string }> = []
     for (const cwd of scope.cwds) {
-      const expanded = expandGlob(path, cwd)
+      const expanded = expandGlob(path, cwd, scope.dialect === "powershell", (directory) =>
+        env.resolver.list(directory)
+      )
       if (expanded === undefined) {
         commandNote(command, "unmodelled", `the glob \`${word.raw}\` matches too many files to judge`)
         return undefined
@@ -204,12 +263,18 @@ const resolveWord = (
     }
     path = globPrefix(path)
   }
-  const out: Array<{ absolute: string; text: string }> = []
-  for (const cwd of scope.cwds) {
-    for (const absolute of readings(NodePath.isAbsolute(path) ? path : joinAsWritten(cwd, path))) {
-      if (!out.some((seen) => seen.absolute === absolute)) out.push({ absolute, text: word.raw })
+  const out: Array<Target> = []
+  const relative = !NodePath.isAbsolute(path)
+  // A plain relative path is resolved from each directory without joining the two (a path
+  // that climbs has a second reading, and is joined).
+  if (!joined && relative && !path.includes("..") && scope.cwds.every((cwd) => !cwd.includes("..")))
+    out.push({ directories: scope.cwds, relative: path, text: word.raw })
+  else
+    for (const cwd of scope.cwds) {
+      for (const absolute of readings(relative ? joinAsWritten(cwd, path) : path)) {
+        if (!out.some((seen) => seen.absolute === absolute)) out.push({ absolute, text: word.raw })
+      }
     }
-  }
   if (scope.unknown && !NodePath.isAbsolute(path)) {
     commandNote(command, "unmodelled", `\`${word.raw}\` is relative to a directory only known at run time`)
   }
@@ -228,8 +293,8 @@ export const touch = (
   if (scope.remote === true) return
   if (word.isStatic && word.value.includes("://") && URL_LIKE.test(word.value)) return
   if (word.path !== undefined) {
-    const exempt = access === "write" ? Programs.HARMLESS_WRITES : Programs.HARMLESS_READS
-    if (exempt.has(word.path)) return
+    if (access === "write" ? Programs.HARMLESS_WRITES.has(word.path) : Programs.isHarmlessRead(word.path))
+      return
   }
   if (word.path === undefined) {
     if (scope.dialect === "powershell" && /^\$null$/i.test(word.raw)) return
@@ -243,46 +308,69 @@ export const touch = (
   }
   if (word.path === "" && !word.glob) return
   // A glob is judged by what it expands to (resolveWord expands it, once).
-  const targets = resolveWord(command, word, scope, access)
+  const targets = resolveWord(env, command, word, scope, access, false)
   if (targets === undefined) return
-  for (const { absolute, text } of targets) record(env, command, absolute, text, access, via)
+  for (const target of targets) {
+    if (target.directories === undefined)
+      record(env, command, env.resolver.resolve(target.absolute), target.text, access, via)
+    else
+      for (const directory of target.directories)
+        record(env, command, env.resolver.resolveIn(directory, target.relative), target.text, access, via)
+  }
 }
 
 const record = (
   env: Env,
   command: MutableCommand,
-  absolute: string,
+  resolved: Resolved,
   text: string,
   access: "read" | "write",
   via: PathAccess["via"]
 ): void => {
-  const { real, directory: isDirectory, exists, unresolved } = env.resolver.resolve(absolute)
+  const { real, directory: isDirectory, exists, unresolved, parent, name } = resolved
   if (unresolved !== undefined)
     commandNote(command, "unmodelled", `\`${text}\` is not followed: ${unresolved}`)
-  const inside = env.resolver.inside(real)
+  const inside = env.resolver.inside(real, parent)
   // A write to a file that configures later commands (`.npmrc`, `.git/hooks/*`, `~/.bashrc`)
   // is an edit that executes, inside the project or not.
   const configures = access === "write" && Programs.configuresExecution(real)
   if (configures)
     commandNote(command, "executes", `writes \`${text}\`, which configures what later commands run`)
-  addPath(env, {
+  // The same path is reached from many words and directories: the entry is built only once.
+  if (!claimPath(env, access, via, real)) return
+  const path: Mutable<PathAccess> = {
     text,
     path: real,
     access,
     via,
     inside,
-    directory: isDirectory ? real : NodePath.dirname(real),
+    directory: isDirectory ? real : (parent ?? NodePath.dirname(real)),
     isDirectory,
     exists,
-    command: command.index,
-    ...(inside ? { relative: env.resolver.relative(real) } : {}),
-    ...(configures ? { configures: true } : {})
-  })
+    command: command.index
+  }
+  if (inside) path.relative = env.resolver.relative(real, parent, name)
+  if (configures) path.configures = true
+  env.paths.push(path)
+}
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] }
+
+const VIA_BITS: Record<PathAccess["via"], number> = { argument: 1, redirect: 2, cd: 4, workdir: 8 }
+
+// Whether `access via path` is new to the analysis; marks it seen. (By the path alone, then
+// a bit per access and via: the path strings come from the resolver's cache, so their hashes
+// are computed once.)
+const claimPath = (env: Env, access: PathAccess["access"], via: PathAccess["via"], path: string): boolean => {
+  const bit = VIA_BITS[via] << (access === "write" ? 4 : 0)
+  const seen = env.pathKeys.get(path) ?? 0
+  if ((seen & bit) !== 0) return false
+  env.pathKeys.set(path, seen | bit)
+  return true
 }
 
 const addPath = (env: Env, path: PathAccess): void => {
-  if (env.paths.some((p) => p.path === path.path && p.access === path.access && p.via === path.via)) return
-  env.paths.push(path)
+  if (claimPath(env, path.access, path.via, path.path)) env.paths.push(path)
 }
 
 export const commandRedirect = (
@@ -324,6 +412,10 @@ export const argumentPaths = (
       if (option === "-i" || option === "-F") touch(env, command, words[i + 1]!, "read", "argument", scope)
       if (option === "-E") touch(env, command, words[i + 1]!, "write", "argument", scope)
     }
+    return
+  }
+  if (GREP_PROGRAMS.has(key)) {
+    grepPaths(env, command, words, scope)
     return
   }
   const ps = scope.dialect === "powershell"
@@ -411,6 +503,18 @@ export const argumentPaths = (
         continue
       }
       if (option === "-t" || option === "--target-directory") targetDirectory = true
+      const glued = eq === null && key !== "git" ? gluedShortValue(text, writeOptions) : undefined
+      if (glued !== undefined && !writeOptions.includes(option)) {
+        // `sort -o/tmp/x`, `curl -sSo/tmp/x`: a short option's value glued to it or to the
+        // flags clustered before it; at the cluster's end, the value is the next word.
+        const value =
+          glued === ""
+            ? words[i + 1]
+            : { ...word, value: glued, raw: glued, path: word.path === undefined ? undefined : glued }
+        if (value !== undefined) touch(env, command, value, "write", "argument", scope)
+        if (glued === "") i++
+        continue
+      }
       if (writeOptions.includes(option)) {
         if (eq)
           touch(
@@ -508,6 +612,31 @@ export const argumentPaths = (
     touch(env, command, word, access, "argument", scope)
   })
   if (follows) followedLinks(env, command)
+}
+
+// The value of the first short write option (`-o`) in a cluster of short options (`-ro/x`:
+// `/x`; `-ro`: "", the next word), if any.
+const gluedShortValue = (text: string, writeOptions: ReadonlyArray<string>): string | undefined => {
+  if (text.startsWith("--") || text.length < 2) return undefined
+  for (let i = 1; i < text.length; i++) {
+    const letter = text[i]!
+    if (!/[A-Za-z0-9]/.test(letter)) return undefined
+    if (writeOptions.includes(`-${letter}`)) return text.slice(i + 1)
+  }
+  return undefined
+}
+
+// grep reads its pattern files and its file operands (every file under a directory with
+// `-r`); an option it does not have is not guessed at.
+const grepPaths = (env: Env, command: MutableCommand, words: ReadonlyArray<Word>, scope: Scope): void => {
+  const line = parseGrep(words.slice(1))
+  for (const option of line.unknown)
+    commandNote(command, "unmodelled", `\`${option}\` is not an option grep is known to read this way`)
+  for (const file of line.files) touch(env, command, file, "read", "argument", scope)
+  const operands = line.patternGiven ? [...line.operands] : line.operands.slice(1)
+  if (operands.length === 0 && line.recursive) operands.push(staticWord("."))
+  for (const word of operands) touch(env, command, word, "read", "argument", scope)
+  if (line.dereference) followedLinks(env, command)
 }
 
 const LINK_DEPTH = 8

@@ -15,6 +15,7 @@ import {
 } from "./files.ts"
 import type { RawAssignment, RawCommand, RawRedirect, WalkResult, Word } from "./model.ts"
 import { staticWord } from "./model.ts"
+import * as Operands from "./operands.ts"
 import * as Programs from "./programs.ts"
 import * as Risks from "./risks.ts"
 import * as Runners from "./runners.ts"
@@ -126,6 +127,14 @@ const interpretRaw = (
   for (const assignment of raw.declared ?? [])
     checkAssignment(env, command, assignment, raw.declared ?? [], scope)
   for (const redirect of raw.redirects) commandRedirect(env, command, redirect, scope)
+  // Input from the command line: a pipe, a here-document or here-string; a wrapped command
+  // reads its wrapper's.
+  if (
+    raw.stdinPiped === true ||
+    raw.redirects.some((r) => r.access === "heredoc" || r.access === "herestring") ||
+    (origin === "wrapped" && parent !== undefined && env.stdinText.has(parent))
+  )
+    env.stdinText.add(command.index)
   if (words.words.length > 0) {
     interpretWords(
       env,
@@ -136,8 +145,44 @@ const interpretRaw = (
       words.braced,
       raw.leading === true && origin === "command"
     )
+    if (raw.piped === true) pipedPaths(command, words.words, raw.pipedFrom)
   }
   return command.index
+}
+
+// Commands whose output may be file items (or anything, for a command not known to emit text).
+const EMITS_ITEMS =
+  /^(?!(get-content|gc|cat|type|write-output|echo|write|select-string|sls|out-string|format-\w+|ft|fl|convertto-\w+|'[^']*'|"[^"]*")(\s|$))/i
+
+// PowerShell binds what is piped into a cmdlet to its -Path or -LiteralPath (`'.env' |
+// Get-Content`, `Get-ChildItem -Force | Copy-Item -Destination x`): with no path written, the
+// files it reads or writes are only known at run time.
+const pipedPaths = (command: MutableCommand, words: ReadonlyArray<Word>, from: string | undefined): void => {
+  const name = command.names.at(-1) ?? words[0]?.value ?? ""
+  const lower = name.toLowerCase()
+  const cmdlet = Programs.POWERSHELL_ALIASES.get(lower)?.toLowerCase() ?? lower
+  if (!Programs.takesPipelinePaths(cmdlet)) return
+  // Select-String searches piped text (Get-Content's lines, strings) and reads piped files.
+  if (cmdlet === "select-string" && from !== undefined && !EMITS_ITEMS.test(from)) return
+  // The position of -Path among the positional arguments: Select-String's first is -Pattern.
+  let before = cmdlet === "select-string" ? 1 : 0
+  for (let i = 1; i < words.length; i++) {
+    const word = words[i]!
+    if (!word.parameter) {
+      if (before === 0) return
+      before--
+      continue
+    }
+    const option = word.value.toLowerCase()
+    if (/^-(p(a(th?)?)?|literalpath|lp|pspath)$/.test(option) || option.startsWith("-path")) return
+    if (cmdlet === "select-string" && /^-pat/.test(option)) before = 0
+    if (!Programs.POWERSHELL_SWITCHES.has(option) && !option.includes(":")) i++
+  }
+  commandNote(
+    command,
+    "unmodelled",
+    `\`${words[0]?.raw ?? name}\` takes the files it works on from its input`
+  )
 }
 
 const toRedirect = (r: RawRedirect): Redirect => ({
@@ -222,6 +267,15 @@ const checkAssignment = (
   if (kind === undefined) return
   const name = assignment.name
   const value = assignment.value
+  if (kind === "file") {
+    // GIT_TRACE=/tmp/x, GIT_INDEX_FILE=x: a file git writes (1, 2, true or a descriptor
+    // number send a trace to the terminal).
+    if (!value.isStatic)
+      commandNote(command, "unmodelled", `${name} names a file git writes, only known at run time`)
+    else if (!/^(|[0-9]|true|false|yes|no|on|off)$/i.test(value.value))
+      touch(env, command, value, "write", "argument", scope)
+    return
+  }
   commandNote(command, "executes", `sets ${name}, which makes programs load or run other code`)
   const unknown = () =>
     commandNote(
@@ -401,6 +455,8 @@ const interpretWords = (
   if (handled) return
   const sink = sinkFor(env, command, inner)
   Risks.check(key, words, sink)
+  Operands.check(key, words, sink)
+  Operands.programFromInput(key, words, sink, env.stdinText.has(command.index))
   if (Runners.CHECKED.has(key)) Runners.check(key, words, args, opsFor(env, command, key, inner))
   if (!Programs.isModelled(key, ps)) backstop(command, program, args)
   argumentPaths(env, command, key, args, inner)
@@ -954,6 +1010,8 @@ const shell = (
       if (text === "--rcfile" || text === "--init-file") {
         commandNote(command, "executes", `${key} ${text} runs a start-up file`)
       }
+      if (words[i + 1]?.isStatic === false)
+        commandNote(command, "unmodelled", `${key} ${text}: an option only known at run time`)
       i += 2
       continue
     }
@@ -983,7 +1041,8 @@ const shell = (
     enqueueText(env, command, operand.value, "bash", scope, `${key} -c`, false)
     return
   }
-  if (!operand || stdin) {
+  // `bash /dev/stdin` (or /dev/fd/N, /proc/self/fd/N) reads its script from a descriptor.
+  if (!operand || stdin || (operand.isStatic && Operands.isDescriptorPath(operand.value))) {
     commandNote(command, "unmodelled", `${key} reads the commands it runs from standard input`)
     commandNote(command, "executes", `${key} runs commands from standard input`)
     return
@@ -1141,15 +1200,12 @@ const xargs = (env: Env, command: MutableCommand, words: ReadonlyArray<Word>, sc
     1,
     [
       "-I",
-      "-i",
       "-n",
       "-L",
-      "-l",
       "-P",
       "-s",
       "-d",
       "-E",
-      "-e",
       "-a",
       "--arg-file",
       "--delimiter",
@@ -1157,11 +1213,16 @@ const xargs = (env: Env, command: MutableCommand, words: ReadonlyArray<Word>, sc
       "--max-lines",
       "--max-procs",
       "--max-chars",
-      "--eof",
-      "--replace",
       "--process-slot-var"
     ],
     [
+      // GNU's -i, -l, -e, --replace, --eof take their argument only glued (`-i{}`,
+      // `--replace=%`): `xargs -l nice` runs nice.
+      "-i",
+      "-l",
+      "-e",
+      "--replace",
+      "--eof",
       "-0",
       "--null",
       "-r",
@@ -1184,12 +1245,24 @@ const xargs = (env: Env, command: MutableCommand, words: ReadonlyArray<Word>, sc
     touch(env, command, file, "read", "argument", scope)
   }
   commandNote(command, "executes", "xargs runs a command with arguments read from its input")
-  const replace = [...(options.values.get("-I") ?? []), ...(options.values.get("--replace") ?? [])][0]?.value
+  let replace = options.values.get("-I")?.[0]?.value
+  for (const word of words.slice(1, options.rest)) {
+    const optional =
+      /^-[0rtpxo]*([ile])(.*)$/s.exec(word.value) ?? /^--(replace|eof)(?:=(.*))?$/s.exec(word.value)
+    if (optional === null) continue
+    // Their optional, glued argument is read differently by other xargs (BSD's has no -e or -l).
+    commandNote(command, "unmodelled", `xargs ${word.value}: an option whose argument is optional`)
+    if (optional[1] === "i" || optional[1] === "replace") replace = optional[2] || "{}"
+  }
   const rest = words.slice(options.rest).map(placeholder(replace ?? "{}"))
+  const program = rest.length > 0 ? rest : [staticWord("echo")]
+  // Without -I, xargs appends the words it reads to the command: operands only known at run
+  // time (`ls | xargs cat` reads whatever ls lists, prod.env included).
+  const appended: Word = { ...staticWord("{}"), isStatic: false, path: undefined }
   const child = childOf(
     env,
     command,
-    rest.length > 0 ? rest : [staticWord("echo")],
+    replace === undefined ? [...program, appended] : program,
     [],
     scope,
     "xargs",
@@ -1202,7 +1275,8 @@ const xargs = (env: Env, command: MutableCommand, words: ReadonlyArray<Word>, sc
 const placeholder =
   (marker: string) =>
   (word: Word): Word =>
-    word.isStatic && word.value.includes(marker) ? { ...word, path: undefined } : word
+    // The name is only known at run time (a file may be named `rm -rf src`): not static.
+    word.isStatic && word.value.includes(marker) ? { ...word, isStatic: false, path: undefined } : word
 
 const FIND_EXEC = new Set(["-exec", "-execdir", "-ok", "-okdir"])
 const FIND_WRITES = new Set(["-fprint", "-fprint0", "-fprintf", "-fls"])

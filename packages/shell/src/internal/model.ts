@@ -45,6 +45,12 @@ export interface RawCommand {
   readonly redirects: ReadonlyArray<RawRedirect>
   /** PowerShell call operator in front of the name (`&` or `.`). */
   readonly callOperator?: "&" | "."
+  /** PowerShell: the command takes the output of the one before it (`a | b`). */
+  readonly piped?: boolean
+  /** bash: the command reads the output of the one before it in a pipeline. */
+  readonly stdinPiped?: boolean
+  /** PowerShell: the text of the command piped in, when `piped`. */
+  readonly pipedFrom?: string
   /** The first command the shell runs, at top level (a `cd` there moves everything after it). */
   readonly leading?: boolean
   /** Assignments made by `export`/`declare`/`local`/`readonly` arguments. */

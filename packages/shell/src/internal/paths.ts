@@ -10,8 +10,20 @@ export interface Resolver {
   readonly real: (absolute: string) => string
   /** `real` and whether it is an existing directory, in one look-up. */
   readonly resolve: (absolute: string) => Resolved
-  readonly inside: (real: string) => boolean
-  readonly relative: (real: string) => string
+  /**
+   * `resolve(joinAsWritten(directory, relative))` for a path as written relative to an
+   * absolute directory, without building and looking up the joined path.
+   */
+  readonly resolveIn: (directory: string, relative: string) => Resolved
+  /**
+   * The names in a directory, `undefined` when it cannot be listed; listed once per
+   * resolver (a glob in every directory a command may run in lists the same ones again).
+   */
+  readonly list: (directory: string) => ReadonlyArray<string> | undefined
+  /** `parent`: the {@link Resolved.parent} of `real`, if known (the answer is the same). */
+  readonly inside: (real: string, parent?: string) => boolean
+  /** `parent`, `name`: those of {@link Resolved} for `real`, if known (the answer is the same). */
+  readonly relative: (real: string, parent?: string, name?: string) => string
   /** The project root, absolute, as given (resolved through symlinks only when a path needs it). */
   readonly root: string
 }
@@ -26,6 +38,13 @@ export interface Resolved {
   readonly exists: boolean
   /** Why the path could not be followed to its end (it is then never inside the project). */
   readonly unresolved?: string
+  /**
+   * The real directory this is an entry of, when `real` is that directory and one name
+   * (reached through no link): `dirname(real)` without the work.
+   */
+  readonly parent?: string
+  /** With `parent`: the name in it. */
+  readonly name?: string
 }
 
 // Linux follows at most 40 symbolic links in one lookup.
@@ -47,9 +66,20 @@ class KernelResolver implements Resolver {
   readonly root: string
   private readonly rootPrefix: string
   private readonly now: number
-  // Entries of real directories, by path (their parent is real, so the path is unambiguous).
-  private readonly entries = new Map<string, Resolved>()
+  // Entries of real directories, by directory and name (the directory is real, so the path
+  // is unambiguous). Two levels: the directory strings come from this cache, their hashes
+  // are computed once, and no joined path is built and hashed for a look-up.
+  private readonly entries = new Map<string, Map<string, Resolved>>()
   private readonly unresolved = new Set<string>()
+  private readonly listings = new Map<string, ReadonlyArray<string> | null>()
+  // What is below paths that are missing or not directories, by path and name.
+  private readonly below = new Map<string, Map<string, Resolved>>()
+  // Where `resolveIn` starts from each directory (`null`: it joins and follows instead).
+  private readonly starts = new Map<string, Resolved | null>()
+  // The project-relative path of each parent directory, `null` outside the project.
+  private readonly under = new Map<string, string | null>()
+  // What each absolute path followed from the top (depth 0) led to, as written.
+  private readonly followed = new Map<string, Resolved>()
   // The root is resolved on the first path that needs it: a command that names no file
   // makes no system call.
   private rootResolved: Resolved | undefined = undefined
@@ -72,15 +102,85 @@ class KernelResolver implements Resolver {
     return this.follow(absolute, 0)
   }
 
-  inside(path: string): boolean {
-    return (
-      !this.unresolved.has(path) && (path === this.realRoot().real || path.startsWith(this.realRootPrefix))
-    )
+  resolveIn(directory: string, relative: string): Resolved {
+    // A walk is a fold over the components: from where `directory` leads, the components of
+    // `relative` (as `follow` walks `directory/relative`). Not from a directory above the
+    // root, whose paths may lead under it (those walk from the root's real path).
+    let current = this.starts.get(directory)
+    if (current === undefined) {
+      current =
+        NodePath.sep !== "/" ||
+        (directory !== this.root &&
+          !directory.startsWith(this.rootPrefix) &&
+          this.rootPrefix.startsWith(directory))
+          ? null
+          : directory === this.root
+            ? { real: this.realRoot().real, directory: true, exists: true }
+            : this.follow(directory, 0)
+      this.starts.set(directory, current)
+    }
+    if (current === null || relative === "" || relative.charCodeAt(0) === 47)
+      return this.follow(joinAsWritten(directory, relative), 0)
+    let start = relative.indexOf("/")
+    // One name (`README.md`): a single step, without slicing it out.
+    if (start === -1) return this.step(current, relative, 0, false)
+    start = 0
+    for (;;) {
+      const end = relative.indexOf("/", start)
+      if (end === -1) return this.step(current, relative.slice(start), 0, false)
+      current = this.step(current, relative.slice(start, end), 0)
+      start = end + 1
+    }
   }
 
-  relative(path: string): string {
+  list(directory: string): ReadonlyArray<string> | undefined {
+    let names = this.listings.get(directory)
+    if (names === undefined) {
+      // What the walk found missing, or found to be a file, cannot be listed: it is not
+      // asked again (a failed listing throws, which costs more than the lookup).
+      const found = this.follow(directory, 0)
+      names =
+        !found.exists || (!found.directory && found.unresolved === undefined)
+          ? null
+          : (listDirectory(directory) ?? null)
+      this.listings.set(directory, names)
+    }
+    return names ?? undefined
+  }
+
+  inside(path: string, parent?: string): boolean {
+    if (this.unresolved.size !== 0 && this.unresolved.has(path)) return false
+    const root = this.realRoot().real
+    if (parent === undefined) return path === root || path.startsWith(this.realRootPrefix)
+    // `parent/name` is under the root when `parent` is the root or under it, or is the root.
+    return this.relativeOf(parent) !== null || path === root
+  }
+
+  relative(path: string, parent?: string, name?: string): string {
+    if (parent !== undefined && name !== undefined && NodePath.sep === "/") {
+      // `parent/name` from the relative path of `parent`, without slicing the new path.
+      const above = this.relativeOf(parent)
+      if (above !== null) return above === "" ? name : `${above}/${name}`
+    }
     const relative = path === this.realRoot().real ? "" : path.slice(this.realRootPrefix.length)
     return NodePath.sep === "/" ? relative : relative.split(NodePath.sep).join("/")
+  }
+
+  // The project-relative path of a real directory (`""` for the root), `null` outside it;
+  // remembered per directory.
+  private relativeOf(directory: string): string | null {
+    let relative = this.under.get(directory)
+    if (relative === undefined) {
+      const root = this.realRoot().real
+      relative =
+        directory === root
+          ? ""
+          : directory.startsWith(this.realRootPrefix)
+            ? directory.slice(this.realRootPrefix.length)
+            : null
+      this.under.set(directory, relative)
+    }
+    return relative
   }
 
   private cannotFollow(real: string, reason: string): Resolved {
@@ -89,20 +189,30 @@ class KernelResolver implements Resolver {
   }
 
   private entry(directory: string, name: string, depth: number): Resolved {
-    const path = child(directory, name)
-    const cached = this.entries.get(path)
+    let names = this.entries.get(directory)
+    if (names === undefined) {
+      names = new Map()
+      this.entries.set(directory, names)
+    }
+    const cached = names.get(name)
     if (cached !== undefined) return cached
+    const path = child(directory, name)
     let result: Resolved
     const listed =
       this.rootListing !== undefined && directory === this.root ? this.rootListing(name) : undefined
     const stat = listed === undefined ? lstat(path) : undefined
-    if (listed === "missing") result = { real: path, directory: false, exists: false }
-    else if (stat === undefined) result = { real: path, directory: listed === "directory", exists: true }
-    else if (stat === "missing") result = { real: path, directory: false, exists: false }
+    if (listed === "missing")
+      result = { real: path, directory: false, exists: false, parent: directory, name }
+    else if (stat === undefined)
+      result = { real: path, directory: listed === "directory", exists: true, parent: directory, name }
+    else if (stat === "missing")
+      result = { real: path, directory: false, exists: false, parent: directory, name }
     // Not ours to look at (no permission): it may well be there for a `sudo`, and may be a
     // directory, so what is below it is looked up too.
-    else if (stat === "hidden") result = { real: path, directory: true, exists: true }
-    else if (!stat.isSymbolicLink()) result = { real: path, directory: stat.isDirectory(), exists: true }
+    else if (stat === "hidden")
+      result = { real: path, directory: true, exists: true, parent: directory, name }
+    else if (!stat.isSymbolicLink())
+      result = { real: path, directory: stat.isDirectory(), exists: true, parent: directory, name }
     else if (depth >= MAX_LINKS)
       result = this.cannotFollow(path, `it goes through more than ${MAX_LINKS} symbolic links`)
     // /proc/self, /proc/<pid>/cwd, /dev/fd/…: what they point to depends on the process that
@@ -119,7 +229,7 @@ class KernelResolver implements Resolver {
         ? this.follow(target, depth + 1)
         : this.walk(directory, target, depth + 1)
     }
-    this.entries.set(path, result)
+    names.set(name, result)
     return result
   }
 
@@ -127,21 +237,44 @@ class KernelResolver implements Resolver {
   private walk(from: string, path: string, depth: number): Resolved {
     const top = !NodePath.isAbsolute(path) ? "" : NodePath.sep === "/" ? "/" : NodePath.parse(path).root
     let current: Resolved = { real: top === "" ? from : top, directory: true, exists: true }
-    for (const name of path.slice(top.length).split(SEPARATORS)) {
-      if (name === "" || name === ".") continue
-      if (name === "..")
-        current =
-          current.unresolved === undefined
-            ? { real: NodePath.dirname(current.real), directory: true, exists: true }
-            : this.cannotFollow(NodePath.dirname(current.real), current.unresolved)
-      else if (current.unresolved !== undefined)
-        current = this.cannotFollow(child(current.real, name), current.unresolved)
-      // Nothing exists below a missing file or a file that is not a directory.
-      else if (!current.directory)
-        current = { real: child(current.real, name), directory: false, exists: false }
-      else current = this.entry(current.real, name, depth)
-    }
+    for (const name of path.slice(top.length).split(SEPARATORS)) current = this.step(current, name, depth)
     return current
+  }
+
+  // One component of a walk, from where the components before it led. (`remember`: keep
+  // what is below a missing path for later walks; not for the last component of a word,
+  // which is rarely walked again.)
+  private step(current: Resolved, name: string, depth: number, remember = true): Resolved {
+    if (name === "" || name === ".") return current
+    if (name === "..")
+      return current.unresolved === undefined
+        ? { real: NodePath.dirname(current.real), directory: true, exists: true }
+        : this.cannotFollow(NodePath.dirname(current.real), current.unresolved)
+    if (current.unresolved !== undefined)
+      return this.cannotFollow(child(current.real, name), current.unresolved)
+    // Nothing exists below a missing file or a file that is not a directory.
+    if (!current.directory) {
+      // Remembered too: every word in a directory that does not exist walks below it.
+      let names = this.below.get(current.real)
+      const known = names?.get(name)
+      if (known !== undefined) return known
+      const missing = {
+        real: child(current.real, name),
+        directory: false,
+        exists: false,
+        parent: current.real,
+        name
+      }
+      if (remember) {
+        if (names === undefined) {
+          names = new Map()
+          this.below.set(current.real, names)
+        }
+        names.set(name, missing)
+      }
+      return missing
+    }
+    return this.entry(current.real, name, depth)
   }
 
   private realRoot(): Resolved {
@@ -175,15 +308,36 @@ class KernelResolver implements Resolver {
     // walked from the top like any path, so a loop ends at MAX_LINKS.)
     if (this.resolvingRoot) return this.walk(absolute, absolute, depth)
     if (absolute === this.root) return this.realRoot()
+    if (depth === 0) {
+      const known = this.followed.get(absolute)
+      if (known !== undefined) return known
+    }
+    let resolved: Resolved
     if (absolute.startsWith(this.rootPrefix)) {
-      const rest = absolute.slice(this.rootPrefix.length)
+      // `root//x` is `root/x`: the kernel skips empty components, so what follows the root
+      // is below it, never a walk from the top (`root//.env` was read as `/.env`).
+      let start = this.rootPrefix.length
+      while (start < absolute.length && (absolute[start] === "/" || absolute[start] === NodePath.sep)) start++
+      const rest = absolute.slice(start)
       const from = this.realRoot().real
+      const last = NodePath.sep === "/" && depth === 0 ? rest.lastIndexOf("/") : -1
       // One plain component (`README.md`, `src`): an entry of the root, without the walk.
       if (rest !== "" && rest !== "." && rest !== ".." && !rest.includes("/") && !rest.includes(NodePath.sep))
-        return this.entry(from, rest, depth)
-      return this.walk(from, rest, depth)
+        resolved = this.entry(from, rest, depth)
+      // A walk is a fold over the components: where the path's parent (as written) leads
+      // is remembered, so every word in one directory walks only its last component.
+      else if (last > 0)
+        resolved = this.step(this.follow(absolute.slice(0, start + last), 0), rest.slice(last + 1), 0)
+      else resolved = this.walk(from, rest, depth)
+    } else {
+      const last = NodePath.sep === "/" && depth === 0 ? absolute.lastIndexOf("/") : -1
+      resolved =
+        last > 0
+          ? this.step(this.follow(absolute.slice(0, last), 0), absolute.slice(last + 1), 0)
+          : this.walk(absolute, absolute, depth)
     }
-    return this.walk(absolute, absolute, depth)
+    if (depth === 0) this.followed.set(absolute, resolved)
+    return resolved
   }
 }
 
@@ -240,7 +394,14 @@ const MAX_GLOB_MATCHES = 200
  * them). Returns `undefined` past {@link MAX_GLOB_MATCHES} matches and `[]` when nothing
  * matches.
  */
-export const expandGlob = (pattern: string, cwd: string): Array<string> | undefined => {
+export const expandGlob = (
+  pattern: string,
+  cwd: string,
+  /** PowerShell's wildcards match a leading dot too (`*.env` matches `.env`). */
+  dotfiles = false,
+  /** The names in a directory, `undefined` when it cannot be listed (a resolver's `list`). */
+  list: (directory: string) => ReadonlyArray<string> | undefined = listDirectory
+): Array<string> | undefined => {
   const absolute = NodePath.isAbsolute(pattern)
   const parts = pattern.split("/").filter((part, index) => part !== "" || index === 0)
   let current: Array<string> = [absolute ? "/" : cwd]
@@ -251,16 +412,12 @@ export const expandGlob = (pattern: string, cwd: string): Array<string> | undefi
     } else {
       const regex = globRegex(part)
       for (const dir of current) {
-        let entries: Array<string>
-        try {
-          entries = fs.readdirSync(dir)
-        } catch {
-          continue
-        }
+        let entries = list(dir)
+        if (entries === undefined) continue
         // `.*` matches `.` and `..` in dash, in bash before 5.2 and with `globskipdots` off.
         if (part.startsWith(".")) entries = [".", "..", ...entries]
         for (const entry of entries) {
-          if (entry.startsWith(".") && !part.startsWith(".")) continue
+          if (entry.startsWith(".") && !part.startsWith(".") && !dotfiles) continue
           if (regex.test(entry)) next.push(joinAsWritten(dir, entry))
           if (next.length > MAX_GLOB_MATCHES) return undefined
         }
@@ -271,6 +428,14 @@ export const expandGlob = (pattern: string, cwd: string): Array<string> | undefi
   }
   // A dangling symlink is a match too: writing through it creates its target.
   return current.filter((path) => lstat(path) !== "missing")
+}
+
+const listDirectory = (directory: string): Array<string> | undefined => {
+  try {
+    return fs.readdirSync(directory)
+  } catch {
+    return undefined
+  }
 }
 
 // Compiled once per pattern part (a RegExp without the g or y flag keeps no state).

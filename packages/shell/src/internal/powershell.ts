@@ -66,6 +66,9 @@ const visit = (node: SyntaxNode, ctx: Context): void => {
   }
   if (!node.isNamed) return
   if (POWERSHELL_SYNTAX.get(node.type) === "inert") {
+    if (node.type === "generic_token" && /^[0-9*]?[<>]/.test(node.text))
+      // `6>.env` (the information stream) is a redirection the grammar reads as a word.
+      ctx.out.problems.push(`\`${clip(node.text)}\` is a redirection the parser read as a word`)
     if (node.type === "generic_token" || node.type === "command_name") {
       const found = hiddenPowerShellExpansion(ctx.source, node.startIndex, node.endIndex)
       if (found !== undefined)
@@ -139,11 +142,14 @@ const visit = (node: SyntaxNode, ctx: Context): void => {
       assignment(node, ctx)
       visitChildren(node, ctx)
       return
-    case "variable":
+    case "variable": {
       if (node.endIndex - node.startIndex >= 17 && /^\$\{?executioncontext\b/i.test(node.text))
         ctx.out.problems.push(`\`${clip(node.text)}\` reaches the engine's own command invoker`)
+      const problem = variableProblem(node.text)
+      if (problem !== undefined) ctx.out.problems.push(problem)
       visitChildren(node, ctx)
       return
+    }
     default: {
       const kind = POWERSHELL_SYNTAX.get(node.type)
       if (kind === "walked") {
@@ -157,6 +163,35 @@ const visit = (node: SyntaxNode, ctx: Context): void => {
       visitChildren(node, ctx)
     }
   }
+}
+
+// Scopes and drives a `$drive:name` variable may name without touching a file: `$env:X`,
+// `$global:x`, `$function:f` (reading them is inert; writing one is judged elsewhere).
+const VARIABLE_SCOPES: ReadonlySet<string> = new Set([
+  "env",
+  "global",
+  "local",
+  "script",
+  "private",
+  "using",
+  "variable",
+  "workflow",
+  "function",
+  "alias"
+])
+
+// `${c:\x}`, `$c:x`: the content of a file through its provider drive, read (or written) as
+// a variable. `$PSDefaultParameterValues` gives later cmdlets parameters nobody wrote.
+const variableProblem = (text: string): string | undefined => {
+  const name = /^\$\{?([^}]*)\}?$/s.exec(text)?.[1] ?? ""
+  const colon = name.indexOf(":")
+  const drive = colon === -1 ? "" : name.slice(0, colon).toLowerCase()
+  const bare = colon === -1 || VARIABLE_SCOPES.has(drive) ? name.slice(colon + 1) : undefined
+  if (bare === undefined)
+    return `\`${clip(text)}\` reads or writes an item of the \`${drive}:\` drive (a file's content) as a variable`
+  if (bare.toLowerCase() === "psdefaultparametervalues")
+    return `\`${clip(text)}\` sets parameters of later commands that the text does not show`
+  return undefined
 }
 
 const memberOf = (node: SyntaxNode): string =>
@@ -210,6 +245,11 @@ const visitChildren = (node: SyntaxNode, ctx: Context): void => {
 const assignment = (node: SyntaxNode, ctx: Context): void => {
   const left = node.namedChildren.find((c) => c.type === "left_assignment_expression")
   const target = left?.descendantsOfType("variable")[0]
+  // `${function:Get-ChildItem} = { … }` defines a command under a name rules allow.
+  if (target && /^\$\{?(function|alias):/i.test(target.text))
+    ctx.out.problems.push(
+      `\`${clip(target.text)}\` defines a command: later names may not mean what they say`
+    )
   const match = target ? /^\$\{?env:([A-Za-z_][A-Za-z0-9_]*)\}?$/i.exec(target.text) : null
   if (!match) return
   const value = node.childForFieldName("value")
@@ -274,6 +314,11 @@ const buildCommand = (node: SyntaxNode, ctx: Context): RawCommand => {
             continue
           }
           if (element.type === "ERROR") continue
+          if (element.type === "generic_token" && element.text.includes(",")) {
+            // tree-sitter reads `x,.env` as `x` and `,.env`; PowerShell passes the array `x`, `.env`.
+            for (const piece of splitArray(element.text)) words.push(bareword(piece, ctx))
+            continue
+          }
           words.push(wordOf(element, ctx))
         }
         break
@@ -281,8 +326,38 @@ const buildCommand = (node: SyntaxNode, ctx: Context): RawCommand => {
         break
     }
   }
-  const base = { source: node.text.trim(), assignments: [], words, redirects, problems }
+  const piped = node.index > 0 && node.parent?.children[node.index - 1]?.type === "|"
+  // The text of the command whose output comes in (Select-String reads files only when
+  // that command emits file items).
+  const pipedFrom = piped ? node.parent?.children[node.index - 2]?.text.trim() : undefined
+  const base = {
+    source: node.text.trim(),
+    assignments: [],
+    words,
+    redirects,
+    problems,
+    ...(piped ? { piped } : {}),
+    ...(pipedFrom !== undefined ? { pipedFrom } : {})
+  }
   return callOperator ? { ...base, callOperator } : base
+}
+
+// The elements of a bare array argument (`a,b`), a backtick-escaped comma kept.
+const splitArray = (text: string): Array<string> => {
+  const out: Array<string> = []
+  let current = ""
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!
+    if (c === "`" && i + 1 < text.length) {
+      current += c + text[i + 1]
+      i++
+    } else if (c === ",") {
+      if (current !== "") out.push(current)
+      current = ""
+    } else current += c
+  }
+  if (current !== "") out.push(current)
+  return out
 }
 
 // Tokens of an ERROR node that starts like a command (`git diff --` in PowerShell): judged
@@ -340,6 +415,10 @@ const variableWord = (text: string, ctx: Context): Word => {
 // A bare token: backtick escapes resolved; `$` inside makes it dynamic; `~` is home.
 const bareword = (text: string, ctx: Context): Word => {
   if (text.includes("$")) return dynamicWord(text)
+  // `` .`env ``: whether a bare word turns `` `e ``, `` `n ``, `` `u{…} `` into control
+  // characters as a string does (or keeps the letter) is read differently by PowerShell's
+  // documentation and its tokenizer: a path spelt so is not judged by either guess.
+  if (/`[0abefnrtvu]/.test(text)) return dynamicWord(text)
   const value = unescapeBacktick(text)
   const glob = /[*?[]/.test(value)
   let path: string | undefined = value
@@ -360,7 +439,13 @@ const BACKTICK_ESCAPES: Record<string, string> = {
 }
 
 const unescapeBacktick = (text: string): string =>
-  text.includes("`") ? text.replace(/`(.)/gs, (_, c: string) => BACKTICK_ESCAPES[c] ?? c) : text
+  text.includes("`")
+    ? text.replace(/`u\{([0-9a-fA-F]{1,6})\}|`(.)/gs, (_, hex: string | undefined, c: string) => {
+        if (hex === undefined) return BACKTICK_ESCAPES[c] ?? c
+        const code = Number.parseInt(hex, 16)
+        return code <= 0x10ffff ? String.fromCodePoint(code) : ""
+      })
+    : text
 
 export const wordOf = (node: SyntaxNode, ctx: Context): Word => {
   switch (node.type) {
@@ -412,7 +497,14 @@ export const wordOf = (node: SyntaxNode, ctx: Context): Word => {
   }
 }
 
-const literal = (value: string): Word => ({ value, raw: value, isStatic: true, path: value, glob: false })
+// A cmdlet expands wildcards in its -Path itself, quoted or not (`Get-Content '.e*'`).
+const literal = (value: string): Word => ({
+  value,
+  raw: value,
+  isStatic: true,
+  path: value,
+  glob: /[*?[]/.test(value)
+})
 
 const verbatim = (text: string): string => {
   if (text.startsWith("@'"))
@@ -452,6 +544,6 @@ const expandable = (node: SyntaxNode, ctx: Context): Word => {
     raw: node.text,
     isStatic,
     path: isStatic ? value : path,
-    glob: false
+    glob: isStatic && /[*?[]/.test(value)
   }
 }

@@ -66,6 +66,24 @@ export const groupAlive = (pgid: number): boolean => {
   return hasProc ? liveMembers(pgid).length > 0 : true
 }
 
+/**
+ * Whether a process holds pid `pid` now (a zombie included), read from /proc on Linux;
+ * false elsewhere (where it cannot be told). Once a group's leader has been reaped its pid is
+ * free, and the kernel hands a pid out again only when no process uses it as a group id: a
+ * process holding it then means the group of that id is a stranger's.
+ */
+export const pidTaken = (pid: number): boolean => {
+  if (!hasProc) return false
+  let status: string
+  try {
+    status = readFileSync(`/proc/${pid}/status`, "latin1")
+  } catch {
+    return false
+  }
+  // /proc/<tid> also answers for a thread of another process: only a process (Tgid = pid) counts.
+  return status.includes(`\nTgid:\t${pid}\n`)
+}
+
 /** The environment variable every process of a run inherits, naming the run. */
 export const RUN_TAG = "GATEHOUSE_RUN_ID"
 

@@ -3,6 +3,7 @@
 // variables make programs run other programs, and which never take file arguments.
 // Names are looked up lower-cased.
 import * as ShellParser from "../ShellParser.ts"
+import { GREP_PROGRAMS, parseGrepArgv } from "./grep.ts"
 
 /** Commands that change the working directory of the shell. */
 export const DIRECTORY_COMMANDS: ReadonlySet<string> = new Set([
@@ -31,6 +32,7 @@ export const POWERSHELL_ALIASES: ReadonlyMap<string, string> = new Map([
   ["mi", "Move-Item"],
   ["cat", "Get-Content"],
   ["gc", "Get-Content"],
+  ["sls", "Select-String"],
   ["type", "Get-Content"],
   ["sc", "Set-Content"],
   ["ac", "Add-Content"],
@@ -134,6 +136,9 @@ export const INTERPRETERS: ReadonlyMap<string, ReadonlyArray<string>> = new Map(
   ],
   ["nodejs", ["-e", "--eval", "-p", "--print", "-r", "--require", "--import"]],
   ["bun", ["-e", "--eval", "-p", "--print"]],
+  // TypeScript runners read node's code options.
+  ["tsx", ["-e", "--eval", "-p", "--print", "-r", "--require", "--import", "--loader"]],
+  ["ts-node", ["-e", "--eval", "-p", "--print", "-r", "--require"]],
   ["deno", ["eval"]],
   ["perl", ["-e", "-E"]],
   ["ruby", ["-e"]],
@@ -147,6 +152,7 @@ export const INTERPRETERS: ReadonlyMap<string, ReadonlyArray<string>> = new Map(
   ["tclsh", []],
   ["wish", []],
   ["gdb", ["-ex", "--eval-command", "-x", "--command"]],
+  ["dc", ["-e", "--expression", "-f", "--file"]],
   ["vim", ["-c", "--cmd", "-S"]],
   ["vi", ["-c", "--cmd", "-S"]],
   ["nvim", ["-c", "--cmd", "-S"]],
@@ -744,7 +750,15 @@ export const WRAPPERS: ReadonlyMap<string, WrapperSpec> = new Map<string, Wrappe
  * (`directory`), take a configuration key and value (`git-config`), or load code or
  * configuration this analysis cannot see (`opaque`).
  */
-export type GadgetKind = "command" | "program" | "directory" | "git-config" | "counted" | "opaque" | "less"
+export type GadgetKind =
+  | "command"
+  | "program"
+  | "directory"
+  | "git-config"
+  | "counted"
+  | "opaque"
+  | "less"
+  | "file"
 
 const GADGETS: ReadonlyMap<string, GadgetKind> = new Map<string, GadgetKind>([
   ...(
@@ -761,6 +775,13 @@ const GADGETS: ReadonlyMap<string, GadgetKind> = new Map<string, GadgetKind>([
       "EDITOR",
       "VISUAL",
       "PROMPT_COMMAND",
+      "SUDO_EDITOR",
+      "SYSTEMD_EDITOR",
+      "KUBE_EDITOR",
+      "GH_EDITOR",
+      "GH_PAGER",
+      "SVN_EDITOR",
+      "HGEDITOR",
       "RSYNC_RSH",
       "SVN_SSH",
       "CVS_RSH"
@@ -784,6 +805,10 @@ const GADGETS: ReadonlyMap<string, GadgetKind> = new Map<string, GadgetKind>([
   ).map((name) => [name, "program"] as const),
   ["GIT_DIR", "directory"],
   ["GIT_WORK_TREE", "directory"],
+  ["GIT_COMMON_DIR", "directory"],
+  ["GIT_OBJECT_DIRECTORY", "directory"],
+  // git writes its index or its trace to the file named.
+  ["GIT_INDEX_FILE", "file"],
   ["GIT_CONFIG_COUNT", "counted"],
   ["LESS", "less"],
   ...(
@@ -796,6 +821,13 @@ const GADGETS: ReadonlyMap<string, GadgetKind> = new Map<string, GadgetKind>([
       "GIT_CONFIG_PARAMETERS",
       "LESSOPEN",
       "LESSCLOSE",
+      // A lesskey file's #env section sets LESSOPEN for the pager git and man start.
+      "LESSKEY",
+      "LESSKEYIN",
+      "LESSKEY_CONTENT",
+      "LESSKEY_SYSTEM",
+      "LESSKEYIN_SYSTEM",
+      "GIT_ALTERNATE_OBJECT_DIRECTORIES",
       "LD_PRELOAD",
       "LD_LIBRARY_PATH",
       "LD_AUDIT",
@@ -827,7 +859,43 @@ const GADGETS: ReadonlyMap<string, GadgetKind> = new Map<string, GadgetKind>([
       "MAKEFLAGS",
       "GOFLAGS",
       "RUSTFLAGS",
-      "CARGO_HOME"
+      "CARGO_HOME",
+      // bash's command hash and alias table: `BASH_CMDS=([ls]=./evil); ls` runs ./evil.
+      "BASH_CMDS",
+      "BASH_ALIASES",
+      // `$PWD` is read as the directory a command runs in: one the text sets is not.
+      "PWD",
+      "PS0",
+      "PS1",
+      "PS2",
+      "BASH_LOADABLES_PATH",
+      // glibc loads the gconv modules (shared objects) this folder lists.
+      "GCONV_PATH",
+      // Makefiles read before the project's, and make's options through the environment.
+      "MAKEFILES",
+      "GNUMAKEFLAGS",
+      "MFLAGS",
+      // Configuration files that can make the client send, fetch or write other files.
+      "WGETRC",
+      "CURL_HOME",
+      "RIPGREP_CONFIG_PATH",
+      "INPUTRC",
+      "MANOPT",
+      // psql's startup file and programs (`\! cmd` in a psqlrc), mysql's option files.
+      "PSQLRC",
+      "PSQL_PAGER",
+      "PSQL_EDITOR",
+      "MYSQL_HOME",
+      // Startup commands of editors, and .NET's hooks and profilers (PowerShell loads them).
+      "VIMINIT",
+      "EXINIT",
+      "MYVIMRC",
+      "EMACSLOADPATH",
+      "DOTNET_STARTUP_HOOKS",
+      "DOTNET_ADDITIONAL_DEPS",
+      "CORECLR_PROFILER_PATH",
+      "CORECLR_ENABLE_PROFILING",
+      "COR_PROFILER_PATH"
     ] as const
   ).map((name) => [name, "opaque"] as const)
 ])
@@ -835,6 +903,7 @@ const GADGETS: ReadonlyMap<string, GadgetKind> = new Map<string, GadgetKind>([
 const GADGET_PREFIXES: ReadonlyArray<readonly [string, GadgetKind]> = [
   ["GIT_CONFIG_KEY_", "git-config"],
   ["GIT_CONFIG_VALUE_", "counted"],
+  ["GIT_TRACE", "file"],
   ["BASH_FUNC_", "opaque"],
   ["NPM_CONFIG_", "opaque"],
   ["PNPM_CONFIG_", "opaque"],
@@ -1110,7 +1179,8 @@ export const isModelled = (key: string, powershell: boolean): boolean =>
   (powershell && (POWERSHELL_CMDLETS.has(key) || key.includes("-")))
 
 // Files that configure what later commands run: writing one is an `edit` that `executes`.
-const CONFIG_NAMES: ReadonlySet<string> = new Set([
+/** File names that configure what later commands run, wherever they are (lower case). */
+export const CONFIG_NAMES: ReadonlySet<string> = new Set([
   ".npmrc",
   ".yarnrc",
   ".yarnrc.yml",
@@ -1133,16 +1203,42 @@ const CONFIG_NAMES: ReadonlySet<string> = new Set([
   ".curlrc",
   ".wgetrc",
   ".netrc",
+  // Hook managers and environment managers run the commands these files name.
+  ".pre-commit-config.yaml",
+  "lefthook.yml",
+  ".lefthook.yml",
+  "lefthook-local.yml",
+  "mise.toml",
+  ".mise.toml",
+  "mise.local.toml",
+  ".mise.local.toml",
   "microsoft.powershell_profile.ps1",
-  "profile.ps1"
+  "profile.ps1",
+  // The gate's own rules and the agents' permission settings: a write there grants later calls.
+  "gatehouse.json",
+  "opencode.json",
+  "opencode.jsonc",
+  // The MCP servers an agent starts on its own.
+  ".mcp.json",
+  ".pre-commit-config.yml",
+  // Where `git submodule update` clones from.
+  ".gitmodules"
 ])
 const CONFIG_PATHS = [
-  /\/\.git\/config(\.worktree)?$/,
-  /\/\.git\/hooks(\/|$)/,
-  /\/\.git\/info\/attributes$/,
+  // Anything in a repository's own folder: its configuration and hooks, its submodules'
+  // (.git/modules/x/config: `git status` recurses into them and runs their fsmonitor), its
+  // worktrees' pointers; and a `.git` file (`gitdir: /elsewhere`), which hands git another
+  // repository and its configuration.
+  /\/\.git(\/|$)/,
   /\/\.ssh\/(config|authorized_keys2?|rc|environment)$/,
   /\/\.config\/(git\/config|fish\/|nvim\/|powershell\/|systemd\/user\/|autostart\/)/,
   /\/\.husky\//,
+  // Agents' settings, hooks, commands and subagents; an editor's tasks and terminal settings.
+  /\/\.(claude|gemini|codex|opencode|cursor)\//,
+  /\/\.config\/(gatehouse|opencode|mise)\//,
+  // Gatehouse's own remembered approvals and sessions.
+  /\/\.local\/share\/gatehouse\//,
+  /\/\.vscode\/(settings|tasks|launch)\.json$/,
   /^\/etc\/(profile|bash\.bashrc|environment|gitconfig|npmrc|sudoers|cron|profile\.d\/)/
 ]
 
@@ -1152,6 +1248,8 @@ export const configuresExecution = (path: string): boolean => {
   const base = path.slice(slash + 1).toLowerCase()
   if (CONFIG_NAMES.has(base)) return true
   const normal = path.replaceAll("\\", "/")
+  // Every pattern names a dot directory or /etc.
+  if (!normal.includes("/.") && !normal.startsWith("/etc/")) return false
   return CONFIG_PATHS.some((pattern) => pattern.test(normal))
 }
 
@@ -1263,6 +1361,12 @@ export const WRITES_ALL: ReadonlySet<string> = new Set([
   "rename-item",
   "move-item",
   "set-item",
+  "clear-item",
+  "set-itemproperty",
+  "new-itemproperty",
+  "remove-itemproperty",
+  "clear-itemproperty",
+  "rename-itemproperty",
   "export-csv",
   "export-clixml",
   "tee-object"
@@ -1275,12 +1379,41 @@ export const WRITES_LAST: ReadonlySet<string> = new Set(["cp", "install", "ln", 
 export const WRITE_OPTIONS: ReadonlyMap<string, ReadonlyArray<string>> = new Map([
   [
     "curl",
-    ["-o", "--output", "-c", "--cookie-jar", "-D", "--dump-header", "--trace", "--trace-ascii", "--stderr"]
+    [
+      "-o",
+      "--output",
+      "-c",
+      "--cookie-jar",
+      "-D",
+      "--dump-header",
+      "--trace",
+      "--trace-ascii",
+      "--stderr",
+      "--libcurl",
+      "--hsts",
+      "--etag-save",
+      "--alt-svc"
+    ]
   ],
   [
     "wget",
-    ["-O", "--output-document", "-o", "--output-file", "-a", "--append-output", "-P", "--directory-prefix"]
+    [
+      "-O",
+      "--output-document",
+      "-o",
+      "--output-file",
+      "-a",
+      "--append-output",
+      "-P",
+      "--directory-prefix",
+      "--save-cookies",
+      "--hsts-file",
+      "--rejected-log"
+    ]
   ],
+  ["http", ["-o", "--output"]],
+  ["https", ["-o", "--output"]],
+  ["httpie", ["-o", "--output"]],
   ["sort", ["-o", "--output"]],
   ["git", ["--output", "-o"]],
   ["cp", ["-t", "--target-directory"]],
@@ -1327,6 +1460,12 @@ export const POWERSHELL_PATH_PARAMETERS: ReadonlySet<string> = new Set([
   "-workingdirectory"
 ])
 
+/** PowerShell cmdlets that bind objects piped to them to their path parameters. */
+export const takesPipelinePaths = (cmdlet: string): boolean =>
+  /^((get|set|add|clear)-content|[a-z]+-item(property)?|get-childitem|select-string|get-filehash|import-(csv|clixml|module|powershelldatafile)|(expand|compress)-archive|(get|set)-acl|unblock-file|add-type|test-path|resolve-path|convert-path|(set|push)-location|start-process|get-authenticodesignature)$/.test(
+    cmdlet
+  )
+
 /** PowerShell switches: parameters that take no value. */
 export const POWERSHELL_SWITCHES: ReadonlySet<string> = new Set([
   "-recurse",
@@ -1349,7 +1488,21 @@ export const POWERSHELL_SWITCHES: ReadonlySet<string> = new Set([
 
 /** Device files every command may use without touching anything outside the project. */
 export const HARMLESS_WRITES: ReadonlySet<string> = new Set(["/dev/null", "/dev/stdout", "/dev/stderr"])
-export const HARMLESS_READS: ReadonlySet<string> = new Set(["/dev/null", "/dev/stdin"])
+export const HARMLESS_READS: ReadonlySet<string> = new Set([
+  "/dev/null",
+  "/dev/stdin",
+  "/dev/zero",
+  "/dev/urandom",
+  "/dev/random"
+])
+
+/**
+ * A read that touches nothing outside the project: those devices, and the command's own
+ * open descriptors (`/dev/fd/N`; what a descriptor was opened on is judged where it is
+ * opened, `exec 3< file`). Writing to them is judged as any path.
+ */
+export const isHarmlessRead = (path: string): boolean =>
+  HARMLESS_READS.has(path) || /^\/dev\/fd\/\d+$/.test(path)
 
 // Programs that read every file under a directory they are given.
 const TREE_READERS: ReadonlySet<string> = new Set([
@@ -1362,11 +1515,7 @@ const TREE_READERS: ReadonlySet<string> = new Set([
   "rsync",
   "compress-archive"
 ])
-const GREP_RECURSIVE = /^(-[a-zA-Z]*[rR][a-zA-Z]*|--recursive|--dereference-recursive|--directories=recurse)$/
 const RECURSIVE_FLAGS: ReadonlyMap<string, RegExp> = new Map([
-  ["grep", GREP_RECURSIVE],
-  ["egrep", GREP_RECURSIVE],
-  ["fgrep", GREP_RECURSIVE],
   ["cp", /^(-[a-zA-Z]*[rRa][a-zA-Z]*|--recursive|--archive)$/],
   ["scp", /^-[a-zA-Z]*r[a-zA-Z]*$/],
   ["copy-item", /^-r(e(c(u(r(s(e)?)?)?)?)?)?$/i],
@@ -1387,11 +1536,29 @@ export const readsDirectoryContents = (
   key: string,
   argv: ReadonlyArray<string>
 ): "all" | "visible" | undefined => {
+  if (GREP_PROGRAMS.has(key)) return parseGrepArgv(argv).recursive ? "all" : undefined
   const flags = RECURSIVE_FLAGS.get(key)
   if (flags !== undefined) return argv.slice(1).some((word) => flags.test(word)) ? "all" : undefined
   if (!TREE_READERS.has(key)) return undefined
   const hidden = SKIPS_HIDDEN.get(key)
+  if (key === "rg" && rgUnrestricted(argv) >= 2) return "all"
   return hidden !== undefined && !argv.slice(1).some((word) => hidden.test(word)) ? "visible" : "all"
+}
+
+// rg counts -u across words and clusters (`-u -u`, `-uL -u` are -uu: hidden files too), and
+// `-.` inside a cluster is --hidden.
+const rgUnrestricted = (argv: ReadonlyArray<string>): number => {
+  let count = 0
+  for (let i = 1; i < argv.length; i++) {
+    const word = argv[i]!
+    if (word === "--") break
+    if (word === "--unrestricted") count++
+    else if (/^-[a-zA-Z.]+$/.test(word)) {
+      if (word.includes(".")) return 2
+      for (const c of word) if (c === "u") count++
+    }
+  }
+  return count
 }
 
 /**
@@ -1420,22 +1587,6 @@ const SEARCH_COMMON = [
   "--context",
   "--max-count"
 ]
-const GREP_OPTIONS = {
-  values: new Set([
-    ...SEARCH_COMMON,
-    "-d",
-    "-D",
-    "--include",
-    "--exclude",
-    "--exclude-dir",
-    "--label",
-    "--binary-files",
-    "--devices",
-    "--directories",
-    "--group-separator"
-  ]),
-  files: new Set(["-f", "--file", "--exclude-from"])
-}
 
 /**
  * Options of the search programs that take the next word as their value (so it is not a
@@ -1445,9 +1596,6 @@ export const SEARCH_OPTION_VALUES: ReadonlyMap<
   string,
   { readonly values: ReadonlySet<string>; readonly files: ReadonlySet<string> }
 > = new Map([
-  ["grep", GREP_OPTIONS],
-  ["egrep", GREP_OPTIONS],
-  ["fgrep", GREP_OPTIONS],
   [
     "rg",
     {
@@ -1526,7 +1674,7 @@ export const followsLinks = (key: string, argv: ReadonlyArray<string>): boolean 
     case "grep":
     case "egrep":
     case "fgrep":
-      return has(/^(-[a-zA-Z]*R[a-zA-Z]*|--dereference-recursive)$/)
+      return parseGrepArgv(argv).dereference
     case "rg":
       return has(/^(-[a-zA-Z.]*L[a-zA-Z.]*|--follow)$/)
     case "tar":

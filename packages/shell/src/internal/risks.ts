@@ -62,6 +62,10 @@ export const check = (key: string, words: ReadonlyArray<Word>, sink: Sink): void
         )
       }
       return
+    case "mv":
+      // Moved onto the null device, a file is gone (as root, /dev/null itself is replaced).
+      if (args.includes("/dev/null")) sink.note("destructive", `${name} onto /dev/null deletes what it moves`)
+      return
     case "shred":
     case "wipefs":
       sink.note("destructive", `${name} destroys data`)
@@ -166,6 +170,9 @@ export const check = (key: string, words: ReadonlyArray<Word>, sink: Sink): void
     case "sftp":
       args.forEach((a, i) => {
         const option = a === "-o" ? args[i + 1] : a.startsWith("-o") ? a.slice(2) : undefined
+        // An option only known at run time may be a ProxyCommand (args[i] is words[i + 1]).
+        if (option !== undefined && words[a === "-o" ? i + 2 : i + 1]?.isStatic === false)
+          opaque(sink, `${name} -o sets an option only known at run time, which can run a program`)
         const match = option
           ? /^(ProxyCommand|LocalCommand|KnownHostsCommand|PermitLocalCommand)\s*[= ]\s*(.*)$/is.exec(option)
           : null
@@ -177,7 +184,38 @@ export const check = (key: string, words: ReadonlyArray<Word>, sink: Sink): void
           sink.note("executes", `${name} -S runs a program`)
           if (args[i + 1]) sink.text(args[i + 1]!, "bash", `${name} -S`)
         }
+        if (key === "sftp" && a === "-D") {
+          sink.note("executes", `${name} -D runs a local sftp server program`)
+          if (args[i + 1]) sink.text(args[i + 1]!, "bash", `${name} -D`)
+        }
+        // A configuration file (its ProxyCommand, Match exec … run programs), an included
+        // one, and shared libraries loaded as PKCS#11 or security-key providers.
+        if (
+          /^-[FI]/.test(a) ||
+          (option !== undefined && /^(Include|PKCS11Provider|SecurityKeyProvider)\b/i.test(option))
+        )
+          opaque(
+            sink,
+            `${name} ${a.startsWith("-o") || a === "-o" ? `-o ${option}` : a} loads configuration or code this analysis cannot see`
+          )
+        if (/^-E/.test(a)) {
+          const file = a.length > 2 ? a.slice(2) : args[i + 1]
+          if (file !== undefined) {
+            sink.note("writes", `${name} -E appends its log to \`${file}\``)
+            sink.path(file, "write")
+          }
+        }
       })
+      return
+    case "ssh-keygen":
+    case "ssh-add":
+      // ssh-keygen -D/-w and ssh-add -s/-S load a PKCS#11 or security-key provider library.
+      if (args.some((a) => (key === "ssh-keygen" ? /^-[Dw]/ : /^-[sS]/).test(a)))
+        opaque(sink, `${name} loads a PKCS#11 or security-key provider library`)
+      return
+    case "openssl":
+      if (args.some((a) => /^-(engine|provider|provider-path)$/.test(a) || a === "engine"))
+        opaque(sink, `${name} loads an engine or provider library`)
       return
     case "man":
       args.forEach((a, i) => {
@@ -195,6 +233,16 @@ export const check = (key: string, words: ReadonlyArray<Word>, sink: Sink): void
       return
     case "add-type":
       sink.note("executes", "Add-Type compiles and loads code")
+      if (
+        words.some((w) => w.parameter && /^-(p|pa|pat|path|l|li|literalpath|lp|pspath)$/i.test(w.value)) ||
+        moduleFile(words)
+      )
+        opaque(sink, "Add-Type loads an assembly from a file, whose code is not analysed")
+      return
+    case "using":
+      // `using module ./x.psm1` runs the module's code; `using assembly` loads a file.
+      if (/^(module|assembly)$/i.test(words[1]?.value ?? ""))
+        opaque(sink, `using ${words[1]!.value} loads code that is not analysed`)
       return
     case "invoke-item":
       opaque(sink, "Invoke-Item opens files with their default program (a script or shortcut runs)")
@@ -225,6 +273,8 @@ export const check = (key: string, words: ReadonlyArray<Word>, sink: Sink): void
     }
     case "import-module":
       sink.note("executes", "Import-Module loads code")
+      // A module named by its file is code from the project (or anywhere), like dot-sourcing.
+      if (moduleFile(words)) opaque(sink, "Import-Module runs a module file whose code is not analysed")
       return
     case "set-executionpolicy":
       sink.note("executes", "Set-ExecutionPolicy changes which scripts may run")
@@ -234,6 +284,18 @@ export const check = (key: string, words: ReadonlyArray<Word>, sink: Sink): void
       return
   }
 }
+
+// A word that names a module or assembly file (a path or a script, manifest or library
+// extension) rather than an installed module's name; one only known at run time may be either.
+const moduleFile = (words: ReadonlyArray<Word>): boolean =>
+  words
+    .slice(1)
+    .some(
+      (w) =>
+        !w.parameter &&
+        !w.scriptBlock &&
+        (!w.isStatic || /[\\/]|\.(psm1|ps1|psd1|dll|cdxml|xaml)$/i.test(w.value))
+    )
 
 const isPrefix = (value: string, full: string, minimum: number): boolean => {
   const v = value.toLowerCase()
@@ -286,12 +348,43 @@ const interpreterCode = (
   }
 }
 
+// awk's options as gawk, mawk and busybox read them: those known to be flags, the value
+// options, and the program given by -e/--source. Any other option may load or write files.
+const AWK_FLAGS = /^-[bcCghkLMNnOPrsStV]+$/
+const AWK_LONG_FLAGS: ReadonlySet<string> = new Set([
+  "--characters-as-bytes",
+  "--traditional",
+  "--copyright",
+  "--gen-pot",
+  "--help",
+  "--lint",
+  "--lint-old",
+  "--bignum",
+  "--use-lc-numeric",
+  "--non-decimal-data",
+  "--optimize",
+  "--no-optimize",
+  "--posix",
+  "--re-interval",
+  "--sandbox",
+  "--version",
+  "--csv"
+])
+
 const awk = (name: string, words: ReadonlyArray<Word>, sink: Sink): void => {
   const args = values(words)
-  let program: string | undefined
+  const programs: Array<string> = []
+  // A program (or a part of it) only known at run time is code the gate cannot see, like
+  // `sh -c "$x"` (args[i] is words[i + 1]).
+  let dynamicProgram = false
+  const push = (index: number, text: string) => {
+    programs.push(text)
+    if (words[index + 1]?.isStatic === false) dynamicProgram = true
+  }
+  let positional = true
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!
-    if (a === "-f" || a === "--file" || a.startsWith("-f")) {
+    if (a === "-f" || a === "--file" || a.startsWith("-f") || a.startsWith("--file=")) {
       opaque(sink, `${name} -f runs a program file whose system() and pipes are not checked`)
       return
     }
@@ -299,15 +392,53 @@ const awk = (name: string, words: ReadonlyArray<Word>, sink: Sink): void => {
       i++
       continue
     }
+    if (a === "-e" || a === "--source") {
+      if (args[i + 1] !== undefined) push(i + 1, args[i + 1]!)
+      positional = false
+      i++
+      continue
+    }
+    if (a.startsWith("--source=")) {
+      push(i, a.slice(9))
+      positional = false
+      continue
+    }
     if (a === "--") {
-      program = args[i + 1]
+      if (positional && args[i + 1] !== undefined) push(i + 1, args[i + 1]!)
       break
     }
-    if (a.startsWith("-")) continue
-    program = a
-    break
+    if (!a.startsWith("-") || a === "-") {
+      if (positional) push(i, a)
+      break
+    }
+    if (
+      /^-[vF]./.test(a) ||
+      a.startsWith("--assign=") ||
+      a.startsWith("--field-separator=") ||
+      AWK_FLAGS.test(a) ||
+      AWK_LONG_FLAGS.has(a) ||
+      a === "-Wversion"
+    )
+      continue
+    // -i/--include, -l/--load, -E/--exec, mawk's -W exec load and run code; -o, -p, -d
+    // write files; anything else is not known.
+    opaque(sink, `${name} ${a}: an option that may load code or write files, not modelled here`)
+    return
   }
-  if (program === undefined) return
+  if (programs.length === 0) return
+  if (dynamicProgram) {
+    opaque(sink, `${name} runs a program only known at run time`)
+    return
+  }
+  const program = programs.join("\n")
+  if (/@\s*(include|load)\b/.test(program))
+    opaque(sink, `${name} @include/@load runs code from a file its program names`)
+  // `getline < "file"` reads that file; a file the program computes may be any.
+  for (const read of program.matchAll(/\bgetline\b[^;}<|]*<\s*([^;}]*)/g)) {
+    const target = /^\s*"((?:[^"\\]|\\.)*)"/.exec(read[1]!)
+    if (target !== null && !target[1]!.includes("\\")) sink.path(target[1]!, "read")
+    else sink.note("unmodelled", `${name} reads a file its program computes (getline < …)`)
+  }
   const calls = [...program.matchAll(/\bsystem\s*\(/g)].length
   const pipes =
     /\|\s*&?\s*getline/.test(program) || /\|&/.test(program) || /\bprint[f]?\b[^;}]*\|/.test(program)
@@ -318,26 +449,42 @@ const awk = (name: string, words: ReadonlyArray<Word>, sink: Sink): void => {
       opaque(sink, `${name} runs commands its program builds (system() or a pipe)`)
     else sink.note("executes", `${name} runs commands from its program (system())`)
   }
-  if (/\bprint[f]?\b[^;}]*>/.test(program))
+  if (/\bprint[f]?\b[^;}]*>/.test(program)) {
     sink.note("writes", `${name} writes files from its program (print >)`)
+    // `print > "file"` writes that file, judged as any path; a target the program
+    // computes (`print > $1`) may be anywhere.
+    for (const statement of program.matchAll(/\bprint[f]?\b([^;}]*>[^;}]*)/g)) {
+      const target = /^\s*"((?:[^"\\]|\\.)*)"\s*$/.exec(
+        statement[1]!.slice(statement[1]!.lastIndexOf(">") + 1)
+      )
+      if (target !== null && !target[1]!.includes("\\")) sink.path(target[1]!, "write")
+      else sink.note("unmodelled", `${name} writes to a file its program computes (print > …)`)
+    }
+  }
 }
 
 const sed = (name: string, words: ReadonlyArray<Word>, sink: Sink): void => {
   const args = values(words)
   const scripts: Array<string> = []
+  // A script only known at run time may hold `e` or `w` commands (args[i] is words[i + 1]).
+  let dynamicScript = false
+  const push = (index: number, text: string) => {
+    scripts.push(text)
+    if (words[index + 1]?.isStatic === false) dynamicScript = true
+  }
   let explicit = false
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!
     if (a === "-e" || a === "--expression") {
       explicit = true
-      if (args[i + 1] !== undefined) scripts.push(args[i + 1]!)
+      if (args[i + 1] !== undefined) push(i + 1, args[i + 1]!)
       i++
     } else if (a.startsWith("--expression=")) {
       explicit = true
-      scripts.push(a.slice("--expression=".length))
+      push(i, a.slice("--expression=".length))
     } else if (/^-[a-zA-Z]*e./.test(a) && !a.startsWith("--")) {
       explicit = true
-      scripts.push(a.slice(a.indexOf("e") + 1))
+      push(i, a.slice(a.indexOf("e") + 1))
     } else if (a === "-f" || a === "--file" || a.startsWith("--file=")) {
       explicit = true
       opaque(sink, `${name} -f runs a script file whose e and w commands are not checked`)
@@ -345,10 +492,11 @@ const sed = (name: string, words: ReadonlyArray<Word>, sink: Sink): void => {
     } else if (a === "-l" || a === "--line-length") {
       i++
     } else if (!a.startsWith("-") && !explicit) {
-      scripts.push(a)
+      push(i, a)
       explicit = true
     }
   }
+  if (dynamicScript) opaque(sink, `${name} runs a script only known at run time`)
   if (args.some((a) => a === "--in-place" || a.startsWith("--in-place=") || /^-[a-zA-Z]*i/.test(a))) {
     sink.note("writes", `${name} -i edits files in place`)
   }
@@ -474,7 +622,7 @@ const extCommand = (spec: string): string => {
 }
 
 const GIT_EXECUTING_KEYS =
-  /^(core\.(pager|editor|sshcommand|fsmonitor|hookspath|askpass|gitproxy|alternaterefscommand)|diff\..*\.(command|textconv)|diff\.external|merge\..*\.driver|filter\..*\.(clean|smudge|process)|credential\.helper|pager\..*|sequence\.editor|gpg\.program|gpg\..*\.program|uploadpack\.packobjectshook|include\.path|includeif\..*|remote\..*\.(uploadpack|receivepack|proxy)|url\..*|http\.proxy|protocol\..*|alias\..*|submodule\..*\.update|core\.editor)$/i
+  /^(core\.(pager|editor|sshcommand|fsmonitor|hookspath|askpass|gitproxy|alternaterefscommand)|diff\..*\.(command|textconv)|diff\.external|merge\..*\.driver|filter\..*\.(clean|smudge|process)|credential\.helper|pager\..*|sequence\.editor|gpg\.program|gpg\..*\.program|uploadpack\.packobjectshook|include\.path|includeif\..*|remote\..*\.(uploadpack|receivepack|proxy)|sendemail\.(.*\.)?(tocmd|cccmd|headercmd|sendmailcmd|smtpserver)|url\..*|http\.proxy|protocol\..*|alias\..*|submodule\..*\.update|core\.editor)$/i
 
 // git's own commands (porcelain and plumbing people type); anything else is an alias or a
 // `git-<name>` program.
@@ -496,6 +644,21 @@ const GIT_COMMANDS: ReadonlySet<string> = new Set(
   ).split(" ")
 )
 
+// Options of git's commands that run the program they name, as parse-options reads them: an
+// unambiguous prefix counts (`git ls-remote --upload-p=cmd`, `git rebase --exe cmd`).
+const RUNS_PROGRAM: ReadonlyArray<string> = ["--upload-pack", "--receive-pack", "--exec", "--extcmd"]
+const SEND_EMAIL_COMMANDS: ReadonlyArray<readonly [string, number]> = [
+  ["--to-cmd", 7],
+  ["--cc-cmd", 7],
+  ["--header-cmd", 5],
+  ["--sendmail-cmd", 7]
+]
+const runsProgram = (a: string): boolean => {
+  if (!a.startsWith("--")) return false
+  const option = a.split("=", 1)[0]!
+  return option.length >= 5 && RUNS_PROGRAM.some((full) => full.startsWith(option))
+}
+
 const git = (name: string, words: ReadonlyArray<Word>, sink: Sink): void => {
   const args = values(words)
   let i = 0
@@ -503,6 +666,9 @@ const git = (name: string, words: ReadonlyArray<Word>, sink: Sink): void => {
   while (i < args.length && args[i]!.startsWith("-")) {
     const a = args[i]!
     if (a === "-c") {
+      // A setting only known at run time may be any, core.pager=… included.
+      if (words[i + 2]?.isStatic === false)
+        opaque(sink, `${name} -c sets configuration only known at run time, which can run programs`)
       configRisk(name, args[i + 1] ?? "", sink, "-c")
       i += 2
       continue
@@ -547,7 +713,7 @@ const git = (name: string, words: ReadonlyArray<Word>, sink: Sink): void => {
     if (a === "--textconv") opaque(sink, `${name} ${sub} --textconv runs configured conversion programs`)
     if (a === "--output" || a.startsWith("--output="))
       sink.note("writes", `${name} ${sub} --output writes a file`)
-    if (/^--(upload-pack|receive-pack|exec)(=|$)/.test(a) || (sub === "clone" && a === "-u")) {
+    if (runsProgram(a) || (sub === "clone" && a === "-u")) {
       sink.note("executes", `${name} ${sub} ${a.split("=")[0]} runs a program`)
       const command = optionValue(rest, index)
       if (command) sink.text(command, "bash", `${name} ${sub} ${a.split("=")[0]}`)
@@ -561,6 +727,8 @@ const git = (name: string, words: ReadonlyArray<Word>, sink: Sink): void => {
             /^-[a-zA-Z]*f/.test(a) ||
             /^--(force|force-with-lease|force-if-includes|mirror|delete|prune)/.test(a) ||
             /^\+/.test(a) ||
+            // `:branch` pushes nothing onto it: the remote branch is deleted.
+            /^:./.test(a) ||
             a === "-d"
         )
       ) {
@@ -608,6 +776,21 @@ const git = (name: string, words: ReadonlyArray<Word>, sink: Sink): void => {
       opaque(sink, `${name} ${sub} runs filter commands`)
       sink.note("destructive", `${name} ${sub} rewrites history`)
       return
+    case "send-email":
+      // The -cmd options run a shell command line per patch; an --smtp-server that is an
+      // absolute path is a sendmail-like program. Getopt::Long takes unambiguous prefixes.
+      rest.forEach((a, index) => {
+        const option = a.split("=", 1)[0]!
+        const cmd = SEND_EMAIL_COMMANDS.find(
+          ([full, minimum]) => option.length >= minimum && full.startsWith(option)
+        )
+        const server = option === "--smtp-server" ? optionValue(rest, index) : undefined
+        if (cmd === undefined && !server?.startsWith("/")) return
+        const command = optionValue(rest, index)
+        sink.note("executes", `${name} send-email ${cmd?.[0] ?? option} runs a program`)
+        if (command) sink.text(command, "bash", `${name} send-email ${cmd?.[0] ?? option}`)
+      })
+      return
     case "rebase":
       rest.forEach((a, index) => {
         if (a === "-x" || a === "--exec" || a.startsWith("--exec=")) {
@@ -639,8 +822,19 @@ const git = (name: string, words: ReadonlyArray<Word>, sink: Sink): void => {
       opaque(sink, `${name} ${sub} runs a configured program`)
       return
     case "grep":
+      // Untracked and unindexed searches read files outside the index, hidden ones included.
+      if (rest.some((a) => a === "--untracked" || a === "--no-index" || a === "--no-exclude-standard"))
+        sink.note(
+          "unmodelled",
+          `${name} grep ${rest.find((a) => /^--(untracked|no-index|no-exclude-standard)$/.test(a))}: reads files the read rules cannot see here`
+        )
       for (const a of rest) {
-        const pager = /^(?:-O|--open-files-in-pager=?)(.*)$/s.exec(a)
+        // parse-options takes `--op=` for --open-files-in-pager and -O inside a cluster (-iO…).
+        const long = /^(--op[a-z-]*)(?:=(.*))?$/s.exec(a)
+        const pager =
+          long !== null && "--open-files-in-pager".startsWith(long[1]!)
+            ? [a, long[2] ?? ""]
+            : /^-[a-zA-Z0-9]*O(.*)$/s.exec(a)
         if (!pager) continue
         if (pager[1]) {
           sink.note("executes", `${name} grep -O runs a pager`)
@@ -687,7 +881,7 @@ const configRisk = (name: string, assignment: string, sink: Sink, how: string): 
     return
   }
   if (
-    /(pager|editor|sshcommand|command|textconv|external|fsmonitor|askpass|program|clean|smudge|process|driver|proxy)$/i.test(
+    /(pager|editor|sshcommand|command|cmd|textconv|external|fsmonitor|askpass|program|clean|smudge|process|driver|proxy)$/i.test(
       key
     ) &&
     value

@@ -117,11 +117,21 @@ export const SPECIAL: ReadonlySet<string> = new Set([
   "parallel",
   "fd",
   "fdfind",
-  "hash"
+  "hash",
+  "uv",
+  "poetry",
+  "pdm",
+  "rye",
+  "conda",
+  "mamba",
+  "micromamba"
 ])
 
 /** The programs {@link check} looks at. */
 export const CHECKED: ReadonlySet<string> = new Set([
+  "pip",
+  "pip3",
+  "uv",
   "ssh",
   "docker",
   "podman",
@@ -150,6 +160,16 @@ export const special = (key: string, words: ReadonlyArray<Word>, ops: Ops): bool
     case "uvx":
       runPackage(words, 1, key, ops)
       return true
+    case "uv":
+    case "poetry":
+    case "pdm":
+    case "rye":
+    case "conda":
+    case "mamba":
+    case "micromamba":
+      if (sub !== "run") return false
+      environmentRun(words, `${key} run`, ops)
+      return true
     case "pipx":
       if (sub !== "run") return false
       runPackage(words, 2, "pipx run", ops)
@@ -166,6 +186,16 @@ export const special = (key: string, words: ReadonlyArray<Word>, ops: Ops): bool
       return false
     case "pnpm":
     case "yarn":
+      if (key === "yarn" && sub === "workspaces" && words[2]?.value === "foreach") {
+        // `yarn workspaces foreach [options] COMMAND…` runs that yarn command in each workspace.
+        let i = 3
+        while (i < words.length && words[i]!.value.startsWith("-")) {
+          i += /^(-j|--jobs|--include|--exclude|--from)$/.test(words[i]!.value) ? 2 : 1
+        }
+        const rest = words.slice(i)
+        if (rest.length > 0) ops.child([words[0]!, ...rest], "yarn workspaces foreach")
+        return true
+      }
       if (key === "yarn" && sub === "workspace") {
         // `yarn workspace NAME COMMAND…` runs that yarn command in the workspace.
         const rest = words.slice(3)
@@ -272,6 +302,34 @@ const runPackage = (words: ReadonlyArray<Word>, start: number, via: string, ops:
     return
   }
   ops.child(rest, via)
+}
+
+// `uv run`, `poetry run`, `conda run -n env`…: the command after the options runs in the
+// project's environment, judged as a wrapped command (so "always" remembers it exactly, not
+// `uv *`, which would pass `uv run python -c …`). Their options differ and some take a
+// value: with any option, where the command starts is a guess.
+const environmentRun = (words: ReadonlyArray<Word>, via: string, ops: Ops): void => {
+  let i = 2
+  let optioned = false
+  for (; i < words.length; i++) {
+    const word = words[i]!
+    if (!word.isStatic) {
+      ops.note("unmodelled", `${via}: \`${word.raw}\` is only known at run time`)
+      return
+    }
+    if (word.value === "--") {
+      i++
+      break
+    }
+    if (!word.value.startsWith("-")) break
+    optioned = true
+  }
+  if (optioned)
+    ops.note("unmodelled", `${via}: options before the command: where the command starts is a guess`)
+  const rest = words.slice(i)
+  // Without a command, `uv run` and `pdm run` list or run what the project's files say.
+  if (rest.length === 0) ops.note("unmodelled", `${via} without a command runs what the project's files say`)
+  else ops.child(rest, via)
 }
 
 const explore = (words: ReadonlyArray<Word>, ops: Ops): void => {
@@ -542,9 +600,28 @@ const parallel = (words: ReadonlyArray<Word>, ops: Ops): void => {
     ops.note("unmodelled", "parallel without a command runs the command lines of its input")
     return
   }
-  if (template.some((w) => !w.isStatic))
+  if (template.some((w) => !w.isStatic)) {
     ops.note("unmodelled", "parallel runs a command line only known at run time")
-  else ops.text(joined(template), "bash", "parallel")
+    return
+  }
+  const text = joined(template)
+  if (text.includes("{=")) {
+    ops.note("executes", "parallel {= … =} runs a perl expression for each input")
+    ops.note("unmodelled", "parallel {= … =} runs a perl expression, which is not analysed")
+  }
+  if (o.values.has("-I") || o.values.has("--replace"))
+    ops.note("unmodelled", "parallel -I names its own replacement string")
+  // Each input is put in (or, without a replacement string, after) the command line as one
+  // quoted word, only known at run time like "$x": `parallel sh -c {}` runs what it reads.
+  const replacement = /\{(=.*?=|[0-9]*[+./#%]*)\}/gs
+  const placed = template.some((w) => /\{(=.*?=|[0-9]*[+./#%]*)\}/s.test(w.value))
+  if (placed && template.some((w) => /[{][^}]*[}]/.test(w.value) && /['"\\]/.test(w.value)))
+    ops.note(
+      "unmodelled",
+      "parallel puts its input inside quotes of the command line, where its own quoting breaks"
+    )
+  const input = '"$PARALLEL_INPUT"'
+  ops.text(placed ? text.replace(replacement, input) : `${text} ${input}`, "bash", "parallel")
 }
 
 const FD_EXEC = new Set(["-x", "--exec", "-X", "--exec-batch"])
@@ -560,9 +637,13 @@ const fd = (words: ReadonlyArray<Word>, ops: Ops): boolean => {
     }
     let end = i + 1
     while (end < words.length && words[end]!.value !== ";" && !FD_EXEC.has(words[end]!.value)) end++
-    const inner = words
+    const given = words
       .slice(i + 1, end)
-      .map((w) => (w.isStatic && /\{[/.]*\}/.test(w.value) ? { ...w, path: undefined } : w))
+      .map((w) => (w.isStatic && /\{[/.]*\}/.test(w.value) ? { ...w, isStatic: false, path: undefined } : w))
+    // Without a placeholder fd appends each path it finds (`fd -H -x cat` reads .env).
+    const inner = given.some((w) => !w.isStatic && /\{[/.]*\}/.test(w.value))
+      ? given
+      : [...given, { ...staticWord("{}"), isStatic: false, path: undefined }]
     ops.note("executes", `fd ${words[i]!.value} runs \`${joined(inner)}\` for each file`)
     if (inner.length === 0 || !inner[0]!.isStatic)
       ops.note("unmodelled", `fd ${words[i]!.value} runs a program only known at run time`)
@@ -577,6 +658,7 @@ const fd = (words: ReadonlyArray<Word>, ops: Ops): boolean => {
  * judged as usual (`words` as written, `args` in canonical form).
  */
 export const check = (key: string, words: ReadonlyArray<Word>, args: ReadonlyArray<Word>, ops: Ops): void => {
+  packageSource(key, words, ops)
   switch (key) {
     case "npm":
     case "pnpm":
@@ -586,6 +668,7 @@ export const check = (key: string, words: ReadonlyArray<Word>, args: ReadonlyArr
       return
     case "git":
       gitConfig(args, ops)
+      gitObjectPaths(args, ops)
       return
     case "ssh":
       ssh(words, ops)
@@ -593,6 +676,12 @@ export const check = (key: string, words: ReadonlyArray<Word>, args: ReadonlyArr
     case "docker":
     case "podman":
       if (args[1]?.value === "exec") containerExec(args, ops, `${key} exec`)
+      else if (
+        args[1]?.value === "run" ||
+        args[1]?.value === "create" ||
+        (args[1]?.value === "container" && (args[2]?.value === "run" || args[2]?.value === "create"))
+      )
+        hostPrivileges(key, args, ops)
       return
     case "kubectl":
       if (args[1]?.value === "exec") {
@@ -686,6 +775,36 @@ const containerExec = (args: ReadonlyArray<Word>, ops: Ops, via: string): void =
   ops.remote(rest, via)
 }
 
+// Options of `docker run`/`create` that give the container the host's privileges, so what
+// it runs is root on this machine (`--privileged`, `--pid=host`, `--cap-add`, a device, a
+// security profile turned off, another container's volumes), and bind mounts given by
+// `--mount`, whose host path this analysis does not read. Every word is looked at (an
+// option's value or the container's own arguments too): a false alarm only asks.
+const HOST_NAMESPACE = /^--(pid|net|network|ipc|uts|userns|cgroupns)(=host)?$/
+const hostPrivileges = (key: string, args: ReadonlyArray<Word>, ops: Ops): void => {
+  for (let i = 2; i < args.length; i++) {
+    const word = args[i]!
+    if (!word.isStatic) continue
+    const text = word.value
+    const namespace = HOST_NAMESPACE.exec(text)
+    const privileged =
+      /^--privileged(=true)?$/.test(text) ||
+      /^--(cap-add|device|security-opt|volumes-from|device-cgroup-rule)(=|$)/.test(text) ||
+      (namespace !== null && (namespace[2] !== undefined || args[i + 1]?.value === "host"))
+    if (privileged) {
+      ops.note("executes", `${key} ${text}: the container gets the host's privileges (root on this machine)`)
+      return
+    }
+    if (
+      /^--mount(=|$)/.test(text) &&
+      /type=bind|type=volume|\bsource=|\bsrc=/.test(text === "--mount" ? (args[i + 1]?.value ?? "") : text)
+    ) {
+      ops.note("unmodelled", `${key} --mount binds a host path this analysis does not read`)
+      return
+    }
+  }
+}
+
 // Options whose value is a program, a file of code, or configuration that names one.
 const EXECUTING_OPTIONS = new Set([
   "--script-shell",
@@ -702,6 +821,49 @@ const EXECUTING_OPTIONS = new Set([
   "--env-file"
 ])
 
+// npm reads its options with nopt: an unambiguous prefix of a configuration name is that
+// name, behind one, two or more dashes (`--scr=./x`, `-script-shell=./x`, `---node-opt=…`),
+// so a prefix of a name that runs code, loads configuration or moves npm elsewhere counts as
+// that option. A single letter is a shorthand (`-s`, `-w`), not a prefix.
+const NPM_NAMES_THAT_RUN = [
+  "script-shell",
+  "node-options",
+  "userconfig",
+  "globalconfig",
+  "shell",
+  "call",
+  "prefix"
+]
+const npmAbbreviates = (text: string): boolean => {
+  if (!text.startsWith("-")) return false
+  const name = text.replace(/^-+/, "").split("=")[0]!.toLowerCase()
+  return name.length >= 2 && NPM_NAMES_THAT_RUN.some((full) => full.startsWith(name))
+}
+
+// Options that make a package manager fetch packages from another index or registry: it
+// installs, and runs the install code of, what that source serves. Not the same approval as
+// installing from the usual one (`pip install *` must not pass `pip install -i http://x …`).
+const PIP_SOURCE =
+  /^(-i|--index-url|--extra-index-url|-f|--find-links|--trusted-host|--default-index|--index)(=|$)/
+const REGISTRY = /^--(@[^:=]+:)?registry(=|$)/
+const packageSource = (key: string, words: ReadonlyArray<Word>, ops: Ops): void => {
+  const pip = key === "pip" || key === "pip3" || key === "uv"
+  const registry = key === "npm" || key === "pnpm" || key === "yarn" || key === "bun"
+  if (!pip && !registry) return
+  for (let i = 1; i < words.length; i++) {
+    const text = words[i]!.value
+    if (text === "--") return
+    const glued = pip && /^-[if]./.test(text) && !text.startsWith("--")
+    if ((pip && (PIP_SOURCE.test(text) || glued)) || (registry && REGISTRY.test(text))) {
+      ops.note(
+        "executes",
+        `${key} ${text.split("=")[0]} installs from another package source (and runs its install code)`
+      )
+      return
+    }
+  }
+}
+
 const packageManager = (
   key: string,
   words: ReadonlyArray<Word>,
@@ -715,7 +877,22 @@ const packageManager = (
     const name = text.startsWith("--") && text.includes("=") ? text.slice(0, text.indexOf("=")) : text
     // `-c`/`-r` are bun's config and preload; npm and pnpm have no such short options before a script.
     if ((name === "-c" || name === "-r") && key !== "bun") continue
-    if (!EXECUTING_OPTIONS.has(name) && !/^--config\.(script-shell|node-options|shell-emulator)/.test(name))
+    if (key === "npm" && (name === "--cache" || name === "--logs-dir")) {
+      // npm writes its debug log there on every run.
+      // nopt reads a path value's leading `~` as the home directory.
+      const glued = text.includes("=") ? text.slice(text.indexOf("=") + 1) : undefined
+      const value =
+        glued === undefined
+          ? words[i + 1]
+          : { ...staticWord(glued), path: glued.startsWith("~") ? ops.home() + glued.slice(1) : glued }
+      if (value !== undefined) ops.touch(value, "write")
+      continue
+    }
+    if (
+      !EXECUTING_OPTIONS.has(name) &&
+      !/^--config\.(script-shell|node-options|shell-emulator)/.test(name) &&
+      !(key === "npm" && npmAbbreviates(text))
+    )
       continue
     ops.note("executes", `${key} ${name} makes it run another program or load code`)
     ops.note(
@@ -748,6 +925,52 @@ const packageManager = (
         ? [".npmrc"]
         : [`${home}/.npmrc`]
   for (const file of files) ops.touch({ ...staticWord(file), path: file }, "write")
+}
+
+// Subcommands that print the content of `REV:path` objects and `-L range:path` histories.
+const GIT_OBJECT_READERS: ReadonlySet<string> = new Set([
+  "show",
+  "cat-file",
+  "diff",
+  "log",
+  "whatchanged",
+  "grep",
+  "archive",
+  "blame",
+  "difftool"
+])
+
+/**
+ * `git show HEAD:.env`, `git show :.env` (the index), `git log -L1,2:.env`: the file of that
+ * name in the repository is read (at the top of the repository, or next to the working
+ * directory for `REV:./path`), so read rules hold for it as for `cat .env`.
+ */
+const gitObjectPaths = (args: ReadonlyArray<Word>, ops: Ops): void => {
+  if (!GIT_OBJECT_READERS.has(args[1]?.value ?? "")) return
+  const read = (path: string): void => {
+    if (path === "" || path.startsWith("/")) return
+    const file = /^\.\.?\//.test(path) ? path : `${ops.projectRoot}/${path}`
+    ops.touch({ ...staticWord(file), path: file }, "read")
+  }
+  for (let i = 2; i < args.length; i++) {
+    const word = args[i]!
+    if (!word.isStatic) continue
+    const text = word.value
+    if (text === "--") break
+    if (text === "-L") {
+      const range = args[++i]?.value ?? ""
+      read(range.slice(range.lastIndexOf(":") + 1))
+      continue
+    }
+    if (text.startsWith("-L")) {
+      read(text.slice(text.lastIndexOf(":") + 1))
+      continue
+    }
+    if (text.startsWith("-")) continue
+    // `REV:path`, `:path`, `:N:path`; not `:/message` (a commit found by its message).
+    const object = /^(?::[0-3]:|[^:]*:)(?!\/)(.+)$/s.exec(text)
+    if (object && !text.includes("://")) read(object[1]!)
+  }
 }
 
 const GIT_CONFIG_READS =

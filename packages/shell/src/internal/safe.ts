@@ -250,11 +250,18 @@ const base = (name: string): string =>
     .toLowerCase()
     .replace(/\.exe$/, "")
 
+// A program named by a path is the file at that path: known only where the system keeps its
+// programs (`./ls`, `src/cat` or `/tmp/git` may be anything the model wrote).
+const SYSTEM_PROGRAM = /^(\/usr(\/local)?|\/opt\/homebrew)?\/s?bin\/[^/]+$/
+const systemProgram = (name: string): boolean =>
+  (!name.includes("/") && !name.includes("\\")) || SYSTEM_PROGRAM.test(name)
+
 /** Whether mode `auto` may approve `command` on its own (given it carries no note). */
 export const isKnownSafe = (command: Command): boolean => {
   if (command.changesDirectory) return true
   const argv = command.canonical ?? command.argv
   if (argv.length === 0) return true
+  if (!systemProgram(argv[0]!)) return false
   for (const name of [argv[0]!, ...command.names]) {
     const key = base(name)
     if (ANY.has(key)) return true
@@ -267,6 +274,40 @@ export const isKnownSafe = (command: Command): boolean => {
     if (!subs.has(sub) && !(key === "gh" && subs.has(rest[0] ?? ""))) continue
     if (key === "git") return gitReads(sub, rest.slice(1))
     return true
+  }
+  return false
+}
+
+// Builds and tests run what the project's own files say (package.json scripts, Makefile
+// recipes, build scripts, test files, config modules), and the model can change those files
+// without asking: such a command is known safe for mode `auto`, but not understood as
+// harmless. `true` for every subcommand of `make` and of the test runners.
+const RUNS_PROJECT_CODE: ReadonlyMap<string, ReadonlySet<string> | true> = new Map<
+  string,
+  ReadonlySet<string> | true
+>([
+  ["npm", new Set(["test", "t", "tst", "run", "run-script"])],
+  ["pnpm", new Set(["test", "t", "run"])],
+  ["yarn", new Set(["test", "run"])],
+  ["bun", new Set(["test", "run"])],
+  ["cargo", new Set(["build", "b", "test", "t", "check", "c", "clippy", "doc", "bench", "run", "r"])],
+  ["go", new Set(["test"])],
+  ["make", true],
+  ["vitest", true],
+  ["jest", true],
+  ["pytest", true],
+  ["eslint", true],
+  ["prettier", true]
+])
+
+/** Whether `command` runs code the project's files define (a build, a test run, a linter's config). */
+export const runsProjectCode = (command: Command): boolean => {
+  const argv = command.canonical ?? command.argv
+  if (argv.length === 0) return false
+  if (!systemProgram(argv[0]!)) return true
+  for (const name of [argv[0]!, ...command.names]) {
+    const runs = RUNS_PROJECT_CODE.get(base(name))
+    if (runs === true || (runs !== undefined && runs.has(argv[1] ?? ""))) return true
   }
   return false
 }

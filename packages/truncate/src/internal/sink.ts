@@ -22,9 +22,6 @@ export interface Settings {
   readonly report: (error: PlatformError.PlatformError) => Effect.Effect<void>
 }
 
-// Chunks at least this large are counted while their write is in flight.
-const OVERLAP_BYTES = 16 * 1024
-
 // Buffers start this small and grow up to their capacity: most outputs are short.
 const INITIAL_BYTES = 16 * 1024
 
@@ -118,19 +115,10 @@ export const make = (store: SpillFile.Store, settings: Settings): Effect.Effect<
 
     const append = Effect.fnUntraced(function* (bytes: Uint8Array) {
       if (phase === "done" || bytes.length === 0) return
-      if (phase === "spilling" && file !== undefined && bytes.length >= OVERLAP_BYTES) {
-        // Count and copy while the write runs on the libuv pool: the microtask runs as soon
-        // as this fiber suspends on the write. If the write settles synchronously (it
-        // failed at once), the bytes are remembered here instead, before they go back.
-        let remembered = false
-        const rememberOnce = () => {
-          if (remembered) return
-          remembered = true
-          remember(bytes)
-        }
-        queueMicrotask(rememberOnce)
+      if (phase === "spilling" && file !== undefined) {
+        // Queued first: the write runs on libuv's pool while this chunk is counted.
         yield* file.append(bytes).pipe(Effect.catch(fail))
-        rememberOnce()
+        remember(bytes)
         return
       }
       const before = total
@@ -140,8 +128,6 @@ export const make = (store: SpillFile.Store, settings: Settings): Effect.Effect<
         // Everything before this chunk is still in the head buffer (it fit the limits).
         phase = "spilling"
         yield* startFile(head.subarray(0, before), bytes)
-      } else if (phase === "spilling" && file !== undefined) {
-        yield* file.append(bytes).pipe(Effect.catch(fail))
       }
     })
 

@@ -6,11 +6,15 @@ import * as Effect from "effect/Effect"
 import type * as FileSystem from "effect/FileSystem"
 import type * as PlatformError from "effect/PlatformError"
 import type * as Scope from "effect/Scope"
+import * as BatchWriter from "./batchWriter.ts"
 
 export interface SpillFile {
   readonly path: string
-  /** Appends bytes; past the cap they are only counted. */
-  readonly append: (bytes: Uint8Array) => Effect.Effect<void, PlatformError.PlatformError>
+  /**
+   * Appends bytes (a copy of them, unless `owned`: then the caller must never change them);
+   * past the cap they are only counted.
+   */
+  readonly append: (bytes: Uint8Array, owned?: boolean) => Effect.Effect<void, PlatformError.PlatformError>
   /** Records the dropped byte count (if any) and keeps the file when its scope closes. */
   readonly complete: Effect.Effect<void, PlatformError.PlatformError>
 }
@@ -29,11 +33,6 @@ export const droppedNote = (dropped: number, cap: number): string =>
 
 const encoder = new TextEncoder()
 
-// Chunks below DIRECT_BYTES are collected into one write of up to BUFFER_BYTES: a child
-// process that prints line by line would otherwise cost a syscall per line.
-const BUFFER_BYTES = 64 * 1024
-const DIRECT_BYTES = 16 * 1024
-
 const isContinuation = (byte: number | undefined): boolean => byte !== undefined && (byte & 0xc0) === 0x80
 
 export const open = (store: Store): Effect.Effect<SpillFile, PlatformError.PlatformError, Scope.Scope> =>
@@ -50,16 +49,15 @@ export const open = (store: Store): Effect.Effect<SpillFile, PlatformError.Platf
         return created && !completed ? fs.remove(path).pipe(Effect.ignore) : Effect.void
       })
     )
-    const file = yield* fs.open(path, { flag: "wx", mode: 0o600 })
+    const fd = yield* BatchWriter.open(path, 0o600)
     created = true
     store.active.add(path)
+    const writer = BatchWriter.make(fd, path)
+    yield* Effect.addFinalizer(() => writer.close)
 
     let seen = 0 // bytes offered
-    let accepted = 0 // bytes kept for the file: flushed + pending
-    let flushed = 0 // bytes handed to the file
+    let accepted = 0 // bytes kept for the file
     let full = false
-    let pending: Buffer | undefined
-    let pendingLength = 0
     // The last bytes accepted, so the cap can back off over a character split across chunks.
     const recent = new Uint8Array(3)
     let recentLength = 0
@@ -79,60 +77,22 @@ export const open = (store: Store): Effect.Effect<SpillFile, PlatformError.Platf
       }
     }
 
-    const flush = Effect.suspend(() => {
-      if (pendingLength === 0 || pending === undefined) return Effect.void
-      const data = pending.subarray(0, pendingLength)
-      flushed += pendingLength
-      pendingLength = 0
-      return file.writeAll(data)
-    })
-
-    const buffer = (data: Uint8Array) => {
-      pending ??= Buffer.allocUnsafe(BUFFER_BYTES)
-      pending.set(data, pendingLength)
-      pendingLength += data.length
-    }
-
-    const accept = (bytes: Uint8Array, count: number): Effect.Effect<void, PlatformError.PlatformError> => {
+    const accept = (
+      bytes: Uint8Array,
+      count: number,
+      owned: boolean
+    ): Effect.Effect<void, PlatformError.PlatformError> => {
       if (count === 0) return Effect.void
       const data = count === bytes.length ? bytes : bytes.subarray(0, count)
       remember(data)
       accepted += count
-      // Small chunks are batched into one write; large ones go straight to the file.
-      if (count >= DIRECT_BYTES) {
-        return Effect.andThen(
-          flush,
-          Effect.suspend(() => {
-            flushed += count
-            return file.writeAll(data)
-          })
-        )
-      }
-      if (pendingLength + count > BUFFER_BYTES)
-        return Effect.andThen(
-          flush,
-          Effect.sync(() => buffer(data))
-        )
-      buffer(data)
-      return Effect.void
+      return owned ? writer.appendOwned(data) : writer.append(data)
     }
 
-    // Drops accepted bytes past `to` (at most 3: a character cut by the cap).
-    const cutBack = (to: number): Effect.Effect<void, PlatformError.PlatformError> => {
-      accepted = to
-      if (to >= flushed) {
-        pendingLength = to - flushed
-        return Effect.void
-      }
-      pendingLength = 0
-      flushed = to
-      return file.truncate(to)
-    }
-
-    const append = (bytes: Uint8Array): Effect.Effect<void, PlatformError.PlatformError> => {
+    const append = (bytes: Uint8Array, owned = false): Effect.Effect<void, PlatformError.PlatformError> => {
       seen += bytes.length
       if (full) return Effect.void
-      if (accepted + bytes.length <= maxSpillBytes) return accept(bytes, bytes.length)
+      if (accepted + bytes.length <= maxSpillBytes) return accept(bytes, bytes.length, owned)
       full = true
       // The last character boundary at or before the cap, as `boundaryBefore` finds it in
       // a whole text, even when the character began in an earlier chunk.
@@ -142,13 +102,16 @@ export const open = (store: Store): Effect.Effect<SpillFile, PlatformError.Platf
       let cut = maxSpillBytes
       while (cut > 0 && cut > earliest && cut > maxSpillBytes - 3 && isContinuation(byteAt(cut))) cut--
       if (isContinuation(byteAt(cut))) cut = maxSpillBytes
-      return cut >= accepted ? accept(bytes, cut - accepted) : cutBack(cut)
+      if (cut >= accepted) return accept(bytes, cut - accepted, owned)
+      // Drops accepted bytes past `cut` (at most 3: a character cut by the cap).
+      accepted = cut
+      return writer.truncate(cut)
     }
 
     const complete = Effect.suspend(() => {
       const dropped = seen - accepted
-      if (dropped === 0) return flush
-      return Effect.andThen(flush, file.writeAll(encoder.encode(droppedNote(dropped, maxSpillBytes))))
+      if (dropped === 0) return writer.drain
+      return Effect.andThen(writer.append(encoder.encode(droppedNote(dropped, maxSpillBytes))), writer.drain)
     }).pipe(
       Effect.tap(() =>
         Effect.sync(() => {
@@ -164,7 +127,7 @@ export const save = (store: Store, bytes: Uint8Array): Effect.Effect<string, Pla
   Effect.scoped(
     Effect.gen(function* () {
       const file = yield* open(store)
-      yield* file.append(bytes)
+      yield* file.append(bytes, true)
       yield* file.complete
       return file.path
     })

@@ -1,0 +1,93 @@
+/**
+ * The built-in rules: what Gatehouse decides when no configuration says otherwise. Every
+ * `gatehouse` command and the session loop start from {@link ruleset}, and a user's rules
+ * follow it, so a user's rule always wins (`"rm *": "allow"` allows `rm -rf build`).
+ *
+ * The shape is an allow-list. A shell command is allowed only when the shell gate vouches
+ * that it is harmless (it models the whole text, finds no risk flag, and every program is a
+ * known read or file operation: `ls`, `cat`, `grep`, `git status`, `git diff`, `mkdir`; see
+ * `@gatehousejs/shell` `ShellGate`); anything else asks: destructive operations (`rm -rf`,
+ * `git push --force`, `git reset --hard`, `dd`, `chmod -R`), privilege wrappers (`sudo`,
+ * `doas`, `su`, `pkexec`, `run0`), fetch-and-run (`curl … | sh`, `sh -c "$(curl …)"`,
+ * `bash <(curl …)`), builds and tests (`npm test`, `make`: they run what the project's files
+ * say, and the model can edit those), programs the gate does not know, and text it cannot
+ * model. Other tools and edits in the project are allowed, but not of `.git/` (git's
+ * configuration and hooks decide what `git status` runs); a path outside the project and a
+ * repeated call (`doom_loop`) ask; `.env` files ask to be read (`.env.example` does not), as
+ * in opencode's agent defaults.
+ *
+ * @example
+ * ```ts
+ * import { Defaults, Permission } from "@gatehousejs/permission"
+ * const ruleset = Permission.merge(Defaults.ruleset, Permission.fromConfig({ bash: { "rm *": "allow" } }))
+ * ```
+ *
+ * @since 0.1.0
+ */
+import type { Rule, Ruleset } from "./Ruleset.ts"
+
+/**
+ * One built-in rule and what it is for, in words a person reads in a trace.
+ *
+ * @since 0.1.0
+ */
+export interface Entry {
+  readonly rule: Rule
+  readonly name: string
+}
+
+/**
+ * The built-in rules with their names, in order (later rules win).
+ *
+ * @since 0.1.0
+ */
+export const entries: ReadonlyArray<Entry> = [
+  {
+    rule: { permission: "*", pattern: "*", action: "allow" },
+    name: "edits inside the project and other tools are allowed"
+  },
+  { rule: { permission: "bash", pattern: "*", action: "ask" }, name: "a command asks unless it is harmless" },
+  {
+    rule: { permission: "bash", pattern: "*", action: "allow", when: "harmless" },
+    name: "a harmless command is allowed (a known read or file operation, with no risk flag)"
+  },
+  {
+    rule: { permission: "edit", pattern: ".git/*", action: "ask" },
+    name: "editing git's own files asks (they configure what git runs)"
+  },
+  { rule: { permission: "doom_loop", pattern: "*", action: "ask" }, name: "a call repeated 3 times asks" },
+  {
+    rule: { permission: "external_directory", pattern: "*", action: "ask" },
+    name: "a path outside the project asks"
+  },
+  { rule: { permission: "read", pattern: "*", action: "allow" }, name: "reading a file is allowed" },
+  { rule: { permission: "read", pattern: "*.env", action: "ask" }, name: "reading a .env file asks" },
+  { rule: { permission: "read", pattern: "*.env.*", action: "ask" }, name: "reading a .env file asks" },
+  {
+    rule: { permission: "read", pattern: "*.env.example", action: "allow" },
+    name: "reading .env.example is allowed"
+  }
+]
+
+/**
+ * The built-in rules, to put before a user's (`Permission.merge(Defaults.ruleset, user)`).
+ *
+ * @since 0.1.0
+ */
+export const ruleset: Ruleset = entries.map((entry) => entry.rule)
+
+/**
+ * Where each rule of {@link ruleset} comes from (same indexes), as traces name it:
+ * `default: <name>`.
+ *
+ * @since 0.1.0
+ */
+export const sources: ReadonlyArray<string> = entries.map((entry) => `default: ${entry.name}`)
+
+/**
+ * Whether `source` names a built-in rule (one of {@link sources}), or `default`, which a
+ * trace writes when no rule matched at all.
+ *
+ * @since 0.1.0
+ */
+export const isSource = (source: string): boolean => source === "default" || sources.includes(source)
