@@ -4,7 +4,10 @@
 # Node is never replaced, only shadowed on this shell's PATH. Safe to source repeatedly.
 
 gatehouse_toolchain() {
-  local self root prefix want_pnpm node_ok pnpm_ok platform
+  local self root prefix want_pnpm node_ok pnpm_ok platform try
+  # The Node every run of the tests used, so that a new release cannot change a fresh
+  # machine's results overnight; any Node >= 22.19 already on the machine is used as it is.
+  local want_node=22.23.5
   # This file's own path when sourced: bash names it in BASH_SOURCE, zsh (macOS's default
   # shell) in the %x prompt escape; eval keeps the zsh syntax away from bash's parser.
   if [ -n "${BASH_VERSION:-}" ]; then
@@ -50,13 +53,19 @@ gatehouse_toolchain() {
   # The per-platform node package holds the binary itself, so no install script has to run.
   platform="$(node -p 'process.platform + "-" + process.arch')" || return 1
   local pkgs=()
-  [ "$node_ok" = yes ] || pkgs+=("node-$platform@22")
+  [ "$node_ok" = yes ] || pkgs+=("node-$platform@$want_node")
   pkgs+=("pnpm@$want_pnpm")
   echo "toolchain: installing ${pkgs[*]} into $prefix" >&2
-  npm install --global --prefix "$prefix" --no-fund --no-audit --loglevel=error "${pkgs[@]}" >&2 || {
-    echo "toolchain: npm install of ${pkgs[*]} failed" >&2
-    return 1
-  }
+  # A registry that drops a connection mid-download gets two more tries, a few seconds apart.
+  for try in 1 2 3; do
+    npm install --global --prefix "$prefix" --no-fund --no-audit --loglevel=error "${pkgs[@]}" >&2 && break
+    if [ "$try" = 3 ]; then
+      echo "toolchain: npm install of ${pkgs[*]} failed 3 times" >&2
+      return 1
+    fi
+    echo "toolchain: npm install of ${pkgs[*]} failed (try $try of 3), trying again" >&2
+    sleep $((try * 5))
+  done
   case ":$PATH:" in
     *":$prefix/bin:"*) ;;
     *) PATH="$prefix/bin:$PATH" ;;
