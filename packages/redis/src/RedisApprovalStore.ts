@@ -95,6 +95,9 @@ export const layer: Layer.Layer<ApprovalStore.Service, never, RedisGroup.Service
           yield* Effect.tryPromise(() =>
             subscriber.subscribe(listKey(projectID), () => void runFork(reload))
           ).pipe(Effect.orDie)
+          // An announcement made while the connection was down is lost (pub/sub keeps
+          // nothing): each reconnect, which subscribes again before "ready", reads the list anew.
+          subscriber.on("ready", () => void runFork(reload))
           yield* reload
         })
       )

@@ -2,7 +2,7 @@
 import { writeFileSync } from "node:fs"
 import * as NodePath from "node:path"
 import { createClient } from "redis"
-import { afterAll, assert, beforeAll, describe, it } from "vitest"
+import { afterAll, afterEach, assert, beforeAll, describe, it } from "vitest"
 import {
   api,
   askingTurns,
@@ -58,6 +58,35 @@ describe("gatehouse serve --redis: two servers, one group", () => {
     ])
     ;[a, b] = await Promise.all([serve(dir, ["--redis", redis.url]), serve(dir, ["--redis", redis.url])])
   }, 60_000)
+
+  // A failure says what each server and Redis held then: the group's state is not in the
+  // assertion's message.
+  afterEach(async (context) => {
+    if (context.task.result?.state !== "fail") return
+    const report: Array<string> = []
+    for (const [name, server] of [
+      ["A", a],
+      ["B", b]
+    ] as const) {
+      report.push(
+        `${name} ${server.url} pending: ${JSON.stringify(await pendingOn(server).catch(String)).slice(0, 1500)}`
+      )
+      report.push(`${name} output:\n${server.output().slice(-3000)}`)
+    }
+    const client = createClient({ url: redis.url })
+    try {
+      await client.connect()
+      for (const key of (await client.keys("*")).filter((key) => !key.includes(":batch:")).sort())
+        report.push(
+          `redis ${key} (${await client.type(key)})${key.endsWith(":asks") ? `: ${JSON.stringify(await client.hGetAll(key)).slice(0, 1500)}` : ""}`
+        )
+    } catch (error) {
+      report.push(`redis: ${String(error)}`)
+    } finally {
+      await client.close().catch(() => {})
+    }
+    console.error(report.join("\n"))
+  })
 
   afterAll(async () => {
     await Promise.all([a?.stop(), b?.stop()])

@@ -8,6 +8,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Scope from "effect/Scope"
+import { createClient } from "redis"
 import { afterAll, assert, beforeAll, describe, it } from "vitest"
 import { project, type Redis, startRedis, until } from "./processes.ts"
 
@@ -136,4 +137,53 @@ describe("RedisPermission across two members", () => {
     assert.isTrue(Exit.isSuccess(await reply(b, "per_restart", "once")))
     assert.isTrue(Exit.isSuccess(await waiting))
   }, 40_000)
+
+  it('an "always" announced while B\'s connection was down applies on B once it is back', async () => {
+    // B follows the approvals from its first ask or list on the project.
+    assert.deepStrictEqual(await list(b), [])
+    const projectID = await on(
+      b,
+      Effect.map(Instance.Current, (info) => info.projectID)
+    )
+    const client = createClient({ url: redis.url })
+    await client.connect()
+    try {
+      // The rule lands as the group's append leaves it, but its announcement is lost, as it
+      // is when B's subscriber is reconnecting at that moment.
+      const rule = JSON.stringify({ permission: "bash", pattern: "echo *", action: "allow" })
+      await client.sAdd(`gatehouse:${projectID}:approval-set`, rule)
+      await client.rPush(`gatehouse:${projectID}:approvals`, rule)
+      // The drop: every subscriber connection is cut and reconnects.
+      await client.sendCommand(["CLIENT", "KILL", "TYPE", "pubsub"])
+      // An ask B's approvals cover ends at once; one they do not yet cover waits (and is
+      // given up after a moment, which withdraws it).
+      let tries = 0
+      const settled = await until(
+        "B to apply the rule",
+        async () => {
+          tries++
+          const outcome = await on(
+            b,
+            Effect.flatMap(Permission.Service, (permission) =>
+              permission.ask({
+                id: `per_missed_${tries}`,
+                sessionID: "ses_missed",
+                permission: "bash",
+                patterns: ["echo missed"],
+                metadata: {},
+                always: [],
+                ruleset: []
+              })
+            ).pipe(Effect.timeout("300 millis"), Effect.exit)
+          )
+          return Exit.isSuccess(outcome)
+        },
+        (done) => done,
+        10_000
+      )
+      assert.isTrue(settled)
+    } finally {
+      await client.close()
+    }
+  }, 30_000)
 })
