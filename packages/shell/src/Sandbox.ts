@@ -30,6 +30,7 @@ import * as Wildcard from "@gatehousejs/permission/Wildcard"
 import * as Context from "effect/Context"
 import * as Schema from "effect/Schema"
 import type * as HostProxy from "./internal/hostProxy.ts"
+import * as PlantedRepository from "./internal/plantedRepository.ts"
 import * as Programs from "./internal/programs.ts"
 import * as ProxyBridge from "./internal/proxyBridge.ts"
 
@@ -228,12 +229,13 @@ const EDITOR_FOLDERS: ReadonlySet<string> = new Set([".vscode", ".cursor"])
  * @since 0.1.0
  */
 export const missingConfiguring = (projectRoot: string): ReadonlyArray<string> => {
-  // Without a repository, `git init` makes its hooks and configuration: those are its own.
   const repository = lstatExists(NodePath.join(projectRoot, ".git"))
   // A link whose target is missing cannot be bound either: the command could fill it in.
-  return CONFIGURING.filter(
+  const missing = CONFIGURING.filter(
     (name) => (repository || !name.startsWith(".git/")) && !existsSync(NodePath.join(projectRoot, name))
   )
+  // Without a repository, one the command makes (`git init`) is kept, disarmed (see removePlanted).
+  return repository ? missing : [".git", ...missing]
 }
 
 const lstatExists = (path: string): boolean => lstatSync(path, { throwIfNoEntry: false }) !== undefined
@@ -242,7 +244,9 @@ const lstatExists = (path: string): boolean => lstatSync(path, { throwIfNoEntry:
  * After a sandboxed command: which of `missing` (from {@link missingConfiguring}) it
  * created. Those are removed again (a command the gate let through must not plant what
  * runs unsandboxed later: a `.npmrc`, a `gatehouse.json`, `.claude/settings.json`), except an
- * editor's folders, which are only reported.
+ * editor's folders, which are only reported, and a git repository, which is kept without
+ * what would make git run a program (hooks, settings beyond those `git init` and `git clone`
+ * write; see `internal/plantedRepository.ts`).
  *
  * @since 0.1.0
  */
@@ -261,6 +265,12 @@ export const removePlanted = (
   for (const name of missing) {
     const path = NodePath.join(projectRoot, name)
     if (!lstatExists(path)) continue
+    if (name === ".git") {
+      const disarmed = PlantedRepository.disarm(path, ".git")
+      removed.push(...disarmed.removed)
+      failed.push(...disarmed.failed)
+      continue
+    }
     if (EDITOR_FOLDERS.has(name)) {
       kept.push(name)
       continue

@@ -2,12 +2,13 @@
 // attacks run for real through the bash tool with the gate told to allow everything (mode
 // yolo, `"*": "allow"`), against a temporary project and a fake home full of decoys, while
 // the test watches from outside.
-import { type ChildProcess, spawn } from "node:child_process"
+import { type ChildProcess, spawn, spawnSync } from "node:child_process"
 import {
   existsSync,
   lstatSync,
   mkdirSync,
   mkdtempSync,
+  readdirSync,
   readFileSync,
   realpathSync,
   renameSync,
@@ -408,6 +409,55 @@ describe.runIf(onLinux)("commands in the sandbox (bubblewrap, for real)", () => 
         // An editor's folder is only reported: the person's editor may have made it meanwhile.
         assert.isTrue(existsSync(NodePath.join(open, ".vscode", "tasks.json")))
         assert.include(planted.output, "created .vscode, which configures later commands")
+      })
+  )
+
+  it.live(
+    "a repository a sandboxed command made is kept, without the hooks and settings that would run a program under git later",
+    () =>
+      Effect.gen(function* () {
+        const fresh = realpathSync(mkdtempSync(NodePath.join(base, "no-repository-")))
+        const everything = Permission.fromConfig({ "*": "allow" })
+        // A plain `git init` plus a name: nothing to take out, nothing said.
+        const plain = yield* bash("git init -q && git config user.name Ada", {
+          projectRoot: fresh,
+          ruleset: everything
+        })
+        assert.strictEqual(plain.exitCode, 0, plain.output)
+        assert.notInclude(plain.output, "<sandbox_status>")
+        assert.include(readFileSync(NodePath.join(fresh, ".git", "config"), "utf8"), "name = Ada")
+        const samples = readdirSync(NodePath.join(fresh, ".git", "hooks"))
+        rmSync(NodePath.join(fresh, ".git"), { recursive: true })
+        // Built at run time so that the gate cannot see it; yolo approves what it asks.
+        const planted = yield* bash(
+          `c=$(printf 'con%s' fig); git init -q && git $c user.email ada@example.com && git $c core.fsmonitor "touch $PWD/pwned" && git $c alias.st '!touch pwned' && printf '#!/bin/sh\ntouch pwned\n' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit && printf '* filter=x\n' > .git/info/attributes`,
+          { projectRoot: fresh, ruleset: everything }
+        )
+        assert.strictEqual(planted.exitCode, 0, planted.output)
+        assert.include(planted.output, ".git/hooks/pre-commit")
+        assert.include(planted.output, ".git/config settings core.fsmonitor, alias.st")
+        assert.include(planted.output, ".git/info/attributes")
+        // The repository stays, with what `git init` made and the harmless settings.
+        assert.deepStrictEqual(readdirSync(NodePath.join(fresh, ".git", "hooks")), samples)
+        assert.isFalse(existsSync(NodePath.join(fresh, ".git", "info", "attributes")))
+        const config = readFileSync(NodePath.join(fresh, ".git", "config"), "utf8")
+        assert.include(config, "email = ada@example.com")
+        assert.notInclude(config, "fsmonitor")
+        assert.notInclude(config, "alias")
+        assert.include(readFileSync(NodePath.join(fresh, ".git", "config.planted"), "utf8"), "fsmonitor")
+        // Outside the sandbox git now runs nothing of it.
+        const status = spawnSync("git", ["status", "--short"], { cwd: fresh, encoding: "utf8" })
+        assert.strictEqual(status.status, 0, status.stderr)
+        assert.isFalse(existsSync(NodePath.join(fresh, "pwned")))
+        // A `.git` that leads elsewhere (a gitdir file, a link) is removed whole.
+        rmSync(NodePath.join(fresh, ".git"), { recursive: true })
+        const pointer = yield* bash(`c=$(printf 'ec%s' ho); sh -c "$c 'gitdir: /tmp/elsewhere' > .git"`, {
+          projectRoot: fresh,
+          ruleset: everything
+        })
+        assert.strictEqual(pointer.exitCode, 0, pointer.output)
+        assert.isUndefined(lstatSync(NodePath.join(fresh, ".git"), { throwIfNoEntry: false }))
+        assert.include(pointer.output, "The command created .git,")
       })
   )
 
