@@ -71,6 +71,15 @@ describe("gatehouse serve --redis: two servers, one group", () => {
       report.push(
         `${name} ${server.url} pending: ${JSON.stringify(await pendingOn(server).catch(String)).slice(0, 1500)}`
       )
+      // Its newest session: did the turn ask, run, or stop?
+      const sessions = ((await api(server.url, "/session").catch(() => undefined))?.json ?? []) as Array<any>
+      const newest = sessions.sort((x, y) => x.info.time.created - y.info.time.created).at(-1)
+      if (newest !== undefined) {
+        const messages = (await api(server.url, `/session/${newest.info.id}/message`)).json
+        report.push(
+          `${name} newest session ${JSON.stringify(newest).slice(0, 300)}: ${JSON.stringify(messages).slice(-2000)}`
+        )
+      }
       report.push(`${name} output:\n${server.output().slice(-3000)}`)
     }
     const client = createClient({ url: redis.url })
