@@ -15,7 +15,9 @@
  * of the offending value: a broken config never runs with a guessed policy.
  *
  * The ruleset is {@link defaults} (the library's built-in rules) followed by each layer's
- * rules, so the files win, and a later file wins over an earlier one.
+ * rules, so the files win, and a later file wins over an earlier one, except that the
+ * project's file cannot lift the user's denies nor set what only the user may (see
+ * `ProjectLayer`).
  *
  * @since 0.0.0
  */
@@ -34,6 +36,7 @@ import { ConfigError, decodeLayer, type Layer, type ToolOutput } from "./ConfigF
 import * as Jsonc from "./JsoncEdit.ts"
 import type * as ModelConfig from "./ModelConfig.ts"
 import * as Opencode from "./OpencodeConfig.ts"
+import * as ProjectLayer from "./ProjectLayer.ts"
 
 /**
  * The file name looked for in the working directory.
@@ -106,7 +109,22 @@ export const defaults: Permission.Ruleset = Defaults.ruleset
  * @since 0.1.0
  */
 export const merge = (layers: ReadonlyArray<Layer>, directory: string): Info => {
-  const permission = layers.flatMap((layer) => layer.permission)
+  // After a project's rules, the denies of the layers before it again: a repository's file
+  // cannot allow what the user's own file denies.
+  const reasserted = (index: number) =>
+    layers[index]!.project === true
+      ? layers
+          .slice(0, index)
+          .flatMap((layer) =>
+            layer.permission.flatMap((rule, at) =>
+              rule.action === "deny" ? [{ rule, source: layer.sources[at] ?? layer.file }] : []
+            )
+          )
+      : []
+  const permission = layers.flatMap((layer, index) => [
+    ...layer.permission,
+    ...reasserted(index).map((entry) => entry.rule)
+  ])
   const last = <A>(pick: (layer: Layer) => A | undefined): A | undefined =>
     layers.reduce<A | undefined>((found, layer) => pick(layer) ?? found, undefined)
   const sandbox: { -readonly [K in keyof Sandbox.Settings]?: Sandbox.Settings[K] } = {}
@@ -123,7 +141,13 @@ export const merge = (layers: ReadonlyArray<Layer>, directory: string): Info => 
     directory,
     permission,
     ruleset: Ruleset.merge(defaults, permission),
-    sources: [...Defaults.sources, ...layers.flatMap((layer) => layer.sources)],
+    sources: [
+      ...Defaults.sources,
+      ...layers.flatMap((layer, index) => [
+        ...layer.sources,
+        ...reasserted(index).map((entry) => entry.source)
+      ])
+    ],
     mode: last((layer) => layer.mode) ?? "ask",
     toolOutput: Object.assign({}, ...layers.map((layer) => layer.toolOutput)),
     shell: last((layer) => layer.shell),
@@ -139,6 +163,7 @@ export const merge = (layers: ReadonlyArray<Layer>, directory: string): Info => 
       .map(
         (layer) => `${layer.file}: only its permission blocks are read; ignored: ${layer.ignored.join(", ")}`
       )
+      .concat(layers.flatMap((layer) => layer.notes ?? []))
   }
 }
 
@@ -296,9 +321,9 @@ export const load = Effect.fnUntraced(function* (options: {
     })
   }
   const only = options.only === true && explicit !== undefined
-  const wanted: Array<{ readonly file: string; readonly required: boolean }> = [
+  const wanted: Array<{ readonly file: string; readonly required: boolean; readonly project?: true }> = [
     ...(options.user === false || only ? [] : [{ file: options.user ?? userFile(), required: false }]),
-    ...(only ? [] : [{ file: NodePath.join(root, FILE_NAME), required: false }]),
+    ...(only ? [] : [{ file: NodePath.join(root, FILE_NAME), required: false, project: true as const }]),
     ...(explicit === undefined ? [] : [{ file: explicit, required: true }])
   ]
   // A file named twice (`--config gatehouse.json`) is read once, in its later place.
@@ -306,7 +331,7 @@ export const load = Effect.fnUntraced(function* (options: {
     (entry, index) => !wanted.slice(index + 1).some((later) => later.file === entry.file)
   )
   const layers: Array<Layer> = []
-  for (const { file, required } of files) {
+  for (const { file, required, project } of files) {
     const text = yield* readText(file, required)
     if (text === undefined) continue
     // Someone else's file does not make this user's rules (one planted in a shared folder).
@@ -367,7 +392,8 @@ export const load = Effect.fnUntraced(function* (options: {
         message: `${file}: not valid JSON (${cause instanceof Error ? cause.message : String(cause)})`
       })
     }
-    layers.push(yield* decodeLayer(parsed, { file, name, ...homeOption }))
+    const layer = yield* decodeLayer(parsed, { file, name, ...homeOption })
+    layers.push(project === true ? ProjectLayer.restrict(layer) : layer)
   }
   return merge(layers, root)
 })

@@ -145,6 +145,10 @@ export interface Layer {
   readonly models: ModelConfig.Settings
   /** Keys read past without effect (an opencode.json's own), said once on stderr. */
   readonly ignored: ReadonlyArray<string>
+  /** The repository's own file, which cannot lift the user's denies (see `ProjectLayer`). */
+  readonly project?: boolean | undefined
+  /** Said once on stderr (what `ProjectLayer.restrict` left out). */
+  readonly notes?: ReadonlyArray<string> | undefined
 }
 
 type Fail = (path: string, message: string) => Effect.Effect<never, ConfigError>

@@ -76,11 +76,15 @@ describe("ModelConfig.decode", () => {
           provider: { anthropic: { base_url: "https://proxy.example/" } }
         })
       )
-      const info = yield* Config.load({ cwd: dir })
+      // A base URL is where the API key goes: read from a file the person names, not from
+      // the repository's own (which still names the model).
+      const info = yield* Config.load({ cwd: dir, config: file })
       assert.deepStrictEqual(info.models, {
         model: "anthropic/claude-x",
         baseUrls: { anthropic: "https://proxy.example/" }
       })
+      const fromProject = yield* Config.load({ cwd: dir })
+      assert.deepStrictEqual(fromProject.models, { model: "anthropic/claude-x", baseUrls: {} })
       NodeFs.writeFileSync(file, JSON.stringify({ provider: { openai: { base_url: 1 } } }))
       const exit = yield* Effect.exit(Config.load({ cwd: dir }))
       assert.isTrue(Exit.isFailure(exit))

