@@ -6,12 +6,22 @@
  * command (`shell`), turn on `yolo`, or loosen the sandbox (`mode` other than `enforce`,
  * `network` other than `none`, `allow_write`, `allow_read`). Those keys are taken from the
  * user's file, `--config` or the command line only; in the project's file they are left out
- * and said once on stderr. The user's own denies are applied again after the project's
- * rules (see `Config.merge`), so a project cannot lift them.
+ * and said once on stderr. After the project's rules the user's own denies are applied
+ * again, and {@link PROTECTED} permissions are decided as if the project's file had no rule
+ * for them (see `Config.merge`), so a project cannot lift a deny, nor allow paths outside
+ * itself or a command outside the sandbox without a person.
  *
  * @since 0.1.0
  */
 import type { Layer } from "./ConfigFile.ts"
+
+/**
+ * Permissions a repository's own rules do not decide: paths outside the project, commands
+ * outside the sandbox, repeated calls.
+ *
+ * @since 0.1.0
+ */
+export const PROTECTED: ReadonlyArray<string> = ["external_directory", "bash_unsandboxed", "doom_loop"]
 
 /**
  * `layer` as a project's file: without what such a file may not set (said in its `notes`).
