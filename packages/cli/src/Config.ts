@@ -27,7 +27,6 @@ import * as NodePath from "node:path"
 import * as Defaults from "@gatehousejs/permission/Defaults"
 import type * as Permission from "@gatehousejs/permission/Permission"
 import * as Ruleset from "@gatehousejs/permission/Ruleset"
-import * as Wildcard from "@gatehousejs/permission/Wildcard"
 import type * as Sandbox from "@gatehousejs/shell/Sandbox"
 import type * as Truncate from "@gatehousejs/truncate/Truncate"
 import * as Effect from "effect/Effect"
@@ -110,39 +109,7 @@ export const defaults: Permission.Ruleset = Defaults.ruleset
  * @since 0.1.0
  */
 export const merge = (layers: ReadonlyArray<Layer>, directory: string): Info => {
-  // After a project's rules, the rules before it again where a repository's file may not
-  // decide (see ProjectLayer): each protected permission as the defaults and the earlier
-  // layers decide it, then their denies.
-  const reasserted = (
-    index: number
-  ): ReadonlyArray<{ readonly rule: Permission.Rule; readonly source: string }> => {
-    if (layers[index]!.project !== true) return []
-    const before = [
-      ...defaults.map((rule, at) => ({ rule, source: Defaults.sources[at] ?? "default" })),
-      ...layers
-        .slice(0, index)
-        .flatMap((layer) =>
-          layer.permission.map((rule, at) => ({ rule, source: layer.sources[at] ?? layer.file }))
-        )
-    ]
-    return [
-      ...ProjectLayer.PROTECTED.flatMap((permission) => [
-        {
-          rule: { permission, pattern: "*", action: "ask" as const },
-          source: `default: a repository's gatehouse.json does not decide ${permission}`
-        },
-        ...before
-          // Only rules written for it decide bash_unsandboxed (a catch-all is not consent).
-          .filter((entry) =>
-            permission === "bash_unsandboxed"
-              ? entry.rule.permission === permission
-              : Wildcard.match(permission, entry.rule.permission)
-          )
-          .map((entry) => ({ rule: { ...entry.rule, permission }, source: entry.source }))
-      ]),
-      ...before.slice(defaults.length).filter((entry) => entry.rule.action === "deny")
-    ]
-  }
+  const reasserted = (index: number) => ProjectLayer.reasserted(layers, index)
   const permission = layers.flatMap((layer, index) => [
     ...layer.permission,
     ...reasserted(index).map((entry) => entry.rule)

@@ -13,6 +13,9 @@
  *
  * @since 0.1.0
  */
+import * as Defaults from "@gatehousejs/permission/Defaults"
+import type * as Permission from "@gatehousejs/permission/Permission"
+import * as Wildcard from "@gatehousejs/permission/Wildcard"
 import type { Layer } from "./ConfigFile.ts"
 
 /**
@@ -57,3 +60,49 @@ export const restrict = (layer: Layer): Layer => {
 
 const note = (file: string, refused: ReadonlyArray<string>): string =>
   `${file}: a repository's gatehouse.json may not set ${refused.join(", ")} (where your keys and events go, what runs every command, yolo, a looser sandbox); left out: set ${refused.length === 1 ? "it" : "them"} in your own gatehouse.json or pass --config`
+
+interface Sourced {
+  readonly rule: Permission.Rule
+  readonly source: string
+}
+
+const sourced = (layer: Layer): Array<Sourced> =>
+  layer.permission.map((rule, at) => ({ rule, source: layer.sources[at] ?? layer.file }))
+
+// The entries that decide `permission`, narrowed to it. Only rules written for
+// bash_unsandboxed decide it (a catch-all is not consent, as the bash tool reads them).
+const deciding = (permission: string, entries: ReadonlyArray<Sourced>): Array<Sourced> =>
+  entries
+    .filter((entry) =>
+      permission === "bash_unsandboxed"
+        ? entry.rule.permission === permission
+        : Wildcard.match(permission, entry.rule.permission)
+    )
+    .map((entry) => ({ rule: { ...entry.rule, permission }, source: entry.source }))
+
+/**
+ * The rules that follow the project's layer `layers[index]` (none after another layer):
+ * each {@link PROTECTED} permission decided again by the defaults and the layers before it
+ * (the project's own denies of it still count), then the earlier layers' denies.
+ *
+ * @since 0.1.0
+ */
+export const reasserted = (layers: ReadonlyArray<Layer>, index: number): ReadonlyArray<Sourced> => {
+  const project = layers[index]!
+  if (project.project !== true) return []
+  const defaults = Defaults.ruleset.map((rule, at) => ({ rule, source: Defaults.sources[at] ?? "default" }))
+  const earlier = layers.slice(0, index).flatMap(sourced)
+  const ownDenies = sourced(project).filter((entry) => entry.rule.action === "deny")
+  return [
+    ...PROTECTED.flatMap((permission) => [
+      {
+        rule: { permission, pattern: "*", action: "ask" as const },
+        source: `default: a repository's gatehouse.json does not decide ${permission}`
+      },
+      ...deciding(permission, [...defaults, ...earlier]),
+      // A project may still make them stricter.
+      ...deciding(permission, ownDenies)
+    ]),
+    ...earlier.filter((entry) => entry.rule.action === "deny")
+  ]
+}

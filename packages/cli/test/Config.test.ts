@@ -442,6 +442,16 @@ describe("layered configuration", () => {
           "gatehouse.json": { sandbox: { mode: "enforce", network: "none" } }
         })
         const stricter = yield* Config.load({ cwd: strict, user: false })
+        // Stricter holds for paths outside it too.
+        NodeFs.writeFileSync(
+          NodePath.join(strict, "gatehouse.json"),
+          JSON.stringify({
+            sandbox: { mode: "enforce", network: "none" },
+            permission: { external_directory: "deny" }
+          })
+        )
+        const denied = yield* Config.load({ cwd: strict, user: false })
+        assert.strictEqual(Permission.evaluate("external_directory", "/etc/*", denied.ruleset).action, "deny")
         assert.deepStrictEqual(stricter.sandbox, { mode: "enforce", network: "none" })
         assert.deepStrictEqual(stricter.notes, [])
       })
