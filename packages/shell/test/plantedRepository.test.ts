@@ -1,14 +1,17 @@
 // What is taken out of a repository a sandboxed command made: read as git reads its
 // configuration, so that no spelling of a key that runs a program passes for a harmless one.
+import { spawnSync } from "node:child_process"
 import {
   existsSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
+  realpathSync,
   symlinkSync,
   writeFileSync
 } from "node:fs"
+import * as NodeFs from "node:fs"
 import { tmpdir } from "node:os"
 import * as NodePath from "node:path"
 import { assert, describe, it } from "vitest"
@@ -104,5 +107,85 @@ describe("disarm", () => {
     symlinkSync("/tmp", NodePath.join(dir, ".git"))
     assert.deepStrictEqual(disarm(NodePath.join(dir, ".git"), ".git").removed, [".git"])
     assert.isTrue(existsSync("/tmp"))
+  })
+
+  // Real repositories, and real git afterwards: a marker file says whether it ran anything.
+  const git = (cwd: string, ...args: Array<string>) => {
+    const done = spawnSync("git", ["-c", "protocol.file.allow=always", ...args], { cwd, encoding: "utf8" })
+    assert.strictEqual(done.status, 0, `git ${args.join(" ")}: ${done.stderr}`)
+    return done.stdout
+  }
+  const sandboxMade = () => {
+    const base = realpathSync(mkdtempSync(NodePath.join(tmpdir(), "planted-real-")))
+    const source = NodePath.join(base, "src")
+    mkdirSync(source)
+    git(source, "init", "-q")
+    git(source, "-c", "user.name=a", "-c", "user.email=a@b", "commit", "-q", "--allow-empty", "-m", "x")
+    const project = NodePath.join(base, "project")
+    mkdirSync(project)
+    git(project, "init", "-q")
+    return { base, source, project, marker: NodePath.join(base, "ran") }
+  }
+  const status = (project: string, marker: string) => {
+    git(project, "status", "--short")
+    return existsSync(marker)
+  }
+
+  it("follows submodules whose names have folders, and repositories inside the work tree", () => {
+    const { source, project, marker } = sandboxMade()
+    git(project, "submodule", "-q", "add", source, "libs/x")
+    git(project, "config", "-f", ".git/modules/libs/x/config", "core.fsmonitor", `touch ${marker}; false`)
+    // A repository made in the work tree and staged, as a submodule is.
+    const inner = NodePath.join(project, "sub")
+    mkdirSync(inner)
+    git(inner, "init", "-q")
+    git(inner, "-c", "user.name=a", "-c", "user.email=a@b", "commit", "-q", "--allow-empty", "-m", "x")
+    git(inner, "config", "core.fsmonitor", `touch ${marker}; false`)
+    git(project, "add", "sub")
+    // A .git file in the work tree that leads out of the project.
+    mkdirSync(NodePath.join(project, "other"))
+    writeFileSync(NodePath.join(project, "other", ".git"), `gitdir: ${source}/.git\n`)
+    // An operation left to continue.
+    mkdirSync(NodePath.join(project, ".git", "rebase-merge"))
+    writeFileSync(NodePath.join(project, ".git", "rebase-merge", "git-rebase-todo"), `exec touch ${marker}\n`)
+    assert.isTrue(status(project, marker), "the setup runs the planted fsmonitor")
+    NodeFs.rmSync(marker)
+    const { removed, failed } = disarm(NodePath.join(project, ".git"), ".git")
+    assert.deepStrictEqual(failed, [])
+    assert.includeMembers(
+      [...removed],
+      [
+        ".git/rebase-merge",
+        ".git/modules/libs/x/config settings core.fsmonitor (as written in .git/modules/libs/x/config.planted)",
+        "sub/.git/config settings core.fsmonitor (as written in sub/.git/config.planted)",
+        "other/.git"
+      ]
+    )
+    assert.isFalse(status(project, marker), "git ran what the command planted")
+    // The submodule's own work tree setting, inside the project, stays.
+    assert.include(readFileSync(NodePath.join(project, ".git/modules/libs/x/config"), "utf8"), "worktree")
+  })
+
+  it("takes a work tree elsewhere out of the top repository, and repositories nested too deep", () => {
+    const { project } = sandboxMade()
+    git(project, "config", "core.worktree", tmpdir())
+    let deep = NodePath.join(project, ".git")
+    for (let i = 0; i < 10; i++) {
+      deep = NodePath.join(deep, "modules", `m${i}`)
+      mkdirSync(deep, { recursive: true })
+      writeFileSync(NodePath.join(deep, "HEAD"), "ref: refs/heads/main\n")
+    }
+    const { removed } = disarm(NodePath.join(project, ".git"), ".git")
+    assert.include(removed.join("\n"), ".git/config settings core.worktree")
+    assert.notInclude(readFileSync(NodePath.join(project, ".git/config"), "utf8"), "worktree")
+    assert.include(removed.join("\n"), "/m7/modules")
+    assert.isFalse(
+      existsSync(
+        NodePath.join(
+          project,
+          ".git/modules/m0/modules/m1/modules/m2/modules/m3/modules/m4/modules/m5/modules/m6/modules/m7/modules"
+        )
+      )
+    )
   })
 })
