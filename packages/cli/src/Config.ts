@@ -296,6 +296,8 @@ export const load = Effect.fnUntraced(function* (options: {
   readonly user?: string | false | undefined
   /** Only `config`: neither the user's nor the project's file (a checkout not trusted). */
   readonly only?: boolean | undefined
+  /** What is allowed runs outside any sandbox (`hook`): the project's allow rules are not read. */
+  readonly unsandboxed?: boolean | undefined
   readonly home?: string
 }) {
   const cwd = NodePath.resolve(options.cwd)
@@ -382,15 +384,25 @@ export const load = Effect.fnUntraced(function* (options: {
       })
     }
     const layer = yield* decodeLayer(parsed, { file, name, ...homeOption })
-    layers.push(project === true ? ProjectLayer.restrict(layer) : layer)
+    layers.push(project === true ? ProjectLayer.restrict(layer, { unsandboxed: options.unsandboxed }) : layer)
   }
   return merge(layers, root)
 })
 
-// A file's text; `undefined` for an optional file that does not exist (and only then).
+// Larger than any configuration a person writes: a file past it is not one.
+const MAX_CONFIG_BYTES = 1024 * 1024
+
+// A file's text; `undefined` for an optional file that does not exist (and only then). Only
+// a regular file of at most MAX_CONFIG_BYTES is read (a link to a device or a fifo would hang).
 const readText = (file: string, required: boolean) =>
   Effect.tryPromise({
-    try: () => NodeFs.promises.readFile(file, "utf8"),
+    try: async () => {
+      const stat = await NodeFs.promises.stat(file)
+      if (!stat.isFile()) throw Object.assign(new Error("not a regular file"), { code: "ENOTREG" })
+      if (stat.size > MAX_CONFIG_BYTES)
+        throw Object.assign(new Error(`larger than ${MAX_CONFIG_BYTES} bytes`), { code: "EFBIG" })
+      return NodeFs.promises.readFile(file, "utf8")
+    },
     catch: (cause) => cause as NodeJS.ErrnoException
   }).pipe(
     Effect.map((text): string | undefined => text),

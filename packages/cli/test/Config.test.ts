@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process"
 import * as NodeFs from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
@@ -47,8 +48,11 @@ describe("Config.load", () => {
       const info = yield* Config.load({ cwd: dir })
       assert.strictEqual(info.file, NodePath.join(dir, "gatehouse.json"))
       assert.strictEqual(info.directory, dir)
-      assert.strictEqual(info.mode, "auto")
-      assert.deepStrictEqual(info.notes, [])
+      // A mode that approves without a person is not the repository's to set.
+      assert.strictEqual(info.mode, "ask")
+      assert.deepStrictEqual(info.notes, [
+        `${NodePath.join(dir, "gatehouse.json")}: a repository's own gatehouse.json does not decide mode (auto): left out; set it in your own gatehouse.json or a file you pass with --config`
+      ])
       assert.deepStrictEqual(info.toolOutput, { maxLines: 100, maxBytes: 2048, retentionDays: 1.5 })
       assert.deepStrictEqual(info.ruleset.slice(0, Config.defaults.length), Config.defaults)
       assert.strictEqual(info.ruleset.length, info.sources.length)
@@ -148,7 +152,7 @@ describe("Config.load", () => {
       assert.deepStrictEqual(project.sandbox, { denyRead: ["/srv"] })
       assert.match(
         project.notes.join("\n"),
-        /may not set sandbox\.mode \(off\), sandbox\.network, sandbox\.allow_write/
+        /does not decide sandbox\.mode \(off\), sandbox\.network, sandbox\.allow_write/
       )
       const none = yield* Config.load({ cwd: write("sandbox-none", {}) })
       assert.deepStrictEqual(none.sandbox, {})
@@ -425,6 +429,7 @@ describe("layered configuration", () => {
         assert.deepStrictEqual(info.models, { model: "anthropic/claude-x", baseUrls: {} })
         assert.deepStrictEqual(info.sandbox, {})
         assert.lengthOf(info.notes, 1)
+        assert.include(info.notes[0], "mode (yolo)")
         for (const key of [
           "sandbox.mode (off)",
           "sandbox.network",
@@ -455,6 +460,35 @@ describe("layered configuration", () => {
         assert.deepStrictEqual(stricter.sandbox, { mode: "enforce", network: "none" })
         assert.deepStrictEqual(stricter.notes, [])
       })
+  )
+
+  it.effect("for the hook (what it allows runs unsandboxed) a repository's allow rules are not read", () =>
+    Effect.gen(function* () {
+      const root = tree("hook-checkout", {
+        ".git/HEAD": "",
+        "gatehouse.json": { permission: { bash: { "*": "allow", "rm *": "deny" } } }
+      })
+      const info = yield* Config.load({ cwd: root, user: false, unsandboxed: true })
+      assert.strictEqual(Permission.evaluate("bash", "make", info.ruleset).action, "ask")
+      assert.strictEqual(Permission.evaluate("bash", "rm -rf x", info.ruleset).action, "deny")
+      assert.include(info.notes.join("\n"), "does not decide its 1 allow rule")
+      const sandboxed = yield* Config.load({ cwd: root, user: false })
+      assert.strictEqual(Permission.evaluate("bash", "make", sandboxed.ruleset).action, "allow")
+    })
+  )
+
+  it.effect("reads only a regular file of at most 1 MiB: a fifo or a huge file is an error, not a hang", () =>
+    Effect.gen(function* () {
+      const fifo = tree("fifo-checkout", { ".git/HEAD": "" })
+      const made = spawnSync("mkfifo", [NodePath.join(fifo, "gatehouse.json")])
+      assert.strictEqual(made.status, 0)
+      const error = failure(yield* Effect.exit(Config.load({ cwd: fifo, user: false })))
+      assert.include(error?.message, "not a regular file")
+      const huge = tree("huge-checkout", { ".git/HEAD": "" })
+      NodeFs.writeFileSync(NodePath.join(huge, "gatehouse.json"), " ".repeat(1024 * 1024 + 1))
+      const big = failure(yield* Effect.exit(Config.load({ cwd: huge, user: false })))
+      assert.include(big?.message, "larger than 1048576 bytes")
+    })
   )
 
   it.effect(

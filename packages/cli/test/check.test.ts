@@ -300,7 +300,7 @@ describe("gatehouse check: the sandbox policy next to the verdict", () => {
       NodeFs.writeFileSync(NodePath.join(dir, "prod.env"), "SECRET=1\n")
       const fromProject = await run(["--", "ls"], { cwd: dir })
       assert.include(fromProject.stdout, "  network: none")
-      assert.include(fromProject.stderr, "may not set sandbox.network")
+      assert.include(fromProject.stderr, "does not decide sandbox.network")
       // The person's own file may.
       const network = NodePath.join(base, "network-allow.json")
       NodeFs.writeFileSync(network, JSON.stringify({ sandbox: { network: "allow" } }))

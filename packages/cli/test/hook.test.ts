@@ -25,6 +25,15 @@ const root = NodePath.resolve(import.meta.dirname, "..", "..", "..")
 const bin = NodePath.join(root, "packages", "cli", "dist", "gatehouse.js")
 const base = NodeFs.realpathSync(NodeFs.mkdtempSync(NodePath.join(NodeOs.tmpdir(), "gatehouse-hook-")))
 const project = NodePath.join(base, "project")
+// The person's own file: what the hook allows, the agent runs outside any sandbox, so a
+// repository's own gatehouse.json may ask and deny there but not allow.
+const userConfig = NodePath.join(base, "user-config")
+const RULES = {
+  bash: { "*": "ask", "ls *": "allow", "git status": "allow", "rm *": "deny" },
+  edit: { "*": "allow", ".git/*": "deny" },
+  read: { "*.env": "deny" },
+  WebFetch: "deny"
+}
 
 beforeAll(() => {
   // The bundle is built once before the run (scripts/test/bundle.setup.ts).
@@ -32,23 +41,37 @@ beforeAll(() => {
   NodeFs.mkdirSync(NodePath.join(project, "src"), { recursive: true })
   NodeFs.writeFileSync(NodePath.join(project, "src", "app.ts"), "export {}\n")
   NodeFs.writeFileSync(NodePath.join(project, ".env"), "TOKEN=secret\n")
+  // The repository's own file: its denies count.
   NodeFs.writeFileSync(
     NodePath.join(project, "gatehouse.json"),
     JSON.stringify({
       permission: {
-        bash: { "*": "ask", "ls *": "allow", "git status": "allow", "rm *": "deny" },
-        edit: { "*": "allow", ".git/*": "deny" },
+        bash: { "rm *": "deny" },
+        edit: { ".git/*": "deny" },
         read: { "*.env": "deny" },
         WebFetch: "deny"
       }
     })
   )
+  NodeFs.mkdirSync(NodePath.join(userConfig, "gatehouse"), { recursive: true })
+  NodeFs.writeFileSync(
+    NodePath.join(userConfig, "gatehouse", "gatehouse.json"),
+    JSON.stringify({ permission: RULES })
+  )
 }, 60_000)
 afterAll(() => NodeFs.rmSync(base, { recursive: true, force: true }))
 
-const hook = (args: ReadonlyArray<string>, stdin: string, cwd = project) =>
+const hook = (args: ReadonlyArray<string>, stdin: string, cwd = project, configHome?: string) =>
   new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, "hook", ...args], { cwd, stdio: ["pipe", "pipe", "pipe"] })
+    const child = spawn(process.execPath, [bin, "hook", ...args], {
+      cwd,
+      // The person's file for the main project only: the other tests' folders go without.
+      env:
+        configHome !== undefined || cwd.startsWith(project)
+          ? { ...process.env, XDG_CONFIG_HOME: configHome ?? userConfig }
+          : process.env,
+      stdio: ["pipe", "pipe", "pipe"]
+    })
     let stdout = ""
     let stderr = ""
     child.stdout.on("data", (chunk) => (stdout += chunk))
@@ -186,12 +209,23 @@ for (const [agent, shape] of Object.entries(agents) as Array<
       const out = await hook([agent], payload(agent, shape.shell("echo hi"), bare), bare)
       assert.strictEqual(shape.read(out), agent === "codex" ? "allow" : "pass", out.stdout)
       assert.strictEqual(out.stdout, "")
-      // The same command allowed by a rule of the user's is a real allow.
+      // The same command allowed by a rule of the repository's own file: not read, since the
+      // agent runs what the hook allows outside any sandbox; said on stderr.
       NodeFs.writeFileSync(
         NodePath.join(bare, "gatehouse.json"),
         JSON.stringify({ permission: { bash: { "echo *": "allow" } } })
       )
-      const ruled = await hook([agent], payload(agent, shape.shell("echo hi"), bare), bare)
+      const fromProject = await hook([agent], payload(agent, shape.shell("echo hi"), bare), bare)
+      assert.strictEqual(shape.read(fromProject), agent === "codex" ? "allow" : "pass", fromProject.stdout)
+      assert.include(fromProject.stderr, "does not decide its 1 allow rule")
+      // Allowed by a rule of the person's own file, it is a real allow.
+      const own = NodePath.join(base, `own-config-${agent}`)
+      NodeFs.mkdirSync(NodePath.join(own, "gatehouse"), { recursive: true })
+      NodeFs.writeFileSync(
+        NodePath.join(own, "gatehouse", "gatehouse.json"),
+        JSON.stringify({ permission: { bash: { "echo *": "allow" } } })
+      )
+      const ruled = await hook([agent], payload(agent, shape.shell("echo hi"), bare), bare, own)
       assert.strictEqual(shape.read(ruled), "allow", ruled.stdout)
     })
 

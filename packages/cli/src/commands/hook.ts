@@ -146,7 +146,7 @@ const decide = async (agent: Hooks.Agent): Promise<number> => {
   }
   const call = Hooks.callOf(agent, payload)
   if (call instanceof Hooks.PayloadError) return emit(Hooks.refuse(agent, call.message))
-  const loaded = await Effect.runPromiseExit(Config.load({ cwd: call.cwd }))
+  const loaded = await Effect.runPromiseExit(Config.load({ cwd: call.cwd, unsandboxed: true }))
   if (Exit.isFailure(loaded)) {
     const error = Exit.findErrorOption(loaded)
     return emit(
@@ -154,6 +154,8 @@ const decide = async (agent: Hooks.Agent): Promise<number> => {
     )
   }
   const config = loaded.value
+  // Said where the agent logs a hook's stderr: what of the repository's file was left out.
+  for (const note of config.notes) process.stderr.write(`gatehouse hook: ${note}\n`)
   if (call.kind === "other") {
     const { rule, permission, pattern } = strictest(call.permission, call.pattern, config.ruleset)
     const action = rule.action === "ask" && config.mode === "yolo" ? "allow" : rule.action
