@@ -202,10 +202,15 @@ export interface Policy {
  * @since 0.1.0
  */
 export const CONFIGURING: ReadonlyArray<string> = [
-  // git's hooks and configuration, and the folders of hook tools, agents and editors.
+  // git's hooks and configuration (`commondir` and `config.worktree` lead it to another
+  // configuration, `modules` holds the submodules' repositories), and the folders of hook
+  // tools, agents and editors.
   ".git/hooks",
   ".git/config",
   ".git/info/attributes",
+  ".git/commondir",
+  ".git/config.worktree",
+  ".git/modules",
   ".husky",
   ".opencode",
   ".claude",

@@ -461,6 +461,33 @@ describe.runIf(onLinux)("commands in the sandbox (bubblewrap, for real)", () => 
       })
   )
 
+  it.live("in an existing repository, what leads git to another configuration is read-only or removed", () =>
+    Effect.gen(function* () {
+      const repo = realpathSync(mkdtempSync(NodePath.join(base, "existing-repository-")))
+      assert.strictEqual(spawnSync("git", ["init", "-q"], { cwd: repo }).status, 0)
+      mkdirSync(NodePath.join(repo, ".git", "modules", "lib"), { recursive: true })
+      writeFileSync(NodePath.join(repo, ".git", "modules", "lib", "config"), "[core]\n")
+      const everything = Permission.fromConfig({ "*": "allow" })
+      // Built at run time so that the gate cannot see it; yolo approves what it asks.
+      const module = yield* bash(
+        `c=$(printf 'ec%s' ho); sh -c "$c '[core] fsmonitor = x' > .git/modules/lib/config"`,
+        { projectRoot: repo, ruleset: everything }
+      )
+      assert.notStrictEqual(module.exitCode, 0, module.output)
+      assert.strictEqual(
+        readFileSync(NodePath.join(repo, ".git", "modules", "lib", "config"), "utf8"),
+        "[core]\n"
+      )
+      const pointer = yield* bash(`c=$(printf 'ec%s' ho); sh -c "$c ../elsewhere > .git/commondir"`, {
+        projectRoot: repo,
+        ruleset: everything
+      })
+      assert.strictEqual(pointer.exitCode, 0, pointer.output)
+      assert.isFalse(existsSync(NodePath.join(repo, ".git", "commondir")))
+      assert.include(pointer.output, "The command created .git/commondir")
+    })
+  )
+
   it.live("decoy secrets never appear in the output", () =>
     Effect.gen(function* () {
       const result = yield* bash(
