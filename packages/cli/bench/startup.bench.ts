@@ -5,7 +5,7 @@
 // wall time and <= 2.5x the peak RSS of `node -e 0`, `run -- true` <= 6x and <= 3x,
 // `serve` ready (its URL printed) <= 8x.
 import { spawn, spawnSync } from "node:child_process"
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import { compare, type Goal, reportComparisons, root } from "../../../scripts/bench-kit.ts"
@@ -20,10 +20,14 @@ const built = spawnSync(process.execPath, [NodePath.join(root, "scripts", "bundl
 if (built.status !== 0) throw new Error("bench: the bundle could not be built")
 
 const project = mkdtempSync(NodePath.join(NodeOs.tmpdir(), "gatehouse-startup-"))
+// The rules in the person's own file: the hook does not read a repository's allow rules.
+const configHome = mkdtempSync(NodePath.join(NodeOs.tmpdir(), "gatehouse-startup-config-"))
+mkdirSync(NodePath.join(configHome, "gatehouse"))
 writeFileSync(
-  NodePath.join(project, "gatehouse.json"),
+  NodePath.join(configHome, "gatehouse", "gatehouse.json"),
   JSON.stringify({ permission: { bash: { "*": "ask", ls: "allow", true: "allow" } } })
 )
+const env = { ...process.env, XDG_CONFIG_HOME: configHome }
 
 const waitRusage = `
 import json, os, subprocess, sys, time
@@ -48,7 +52,7 @@ const measure = (argv: ReadonlyArray<string>, stdin = ""): Sample => {
   const result = spawnSync("python3", ["-c", waitRusage, ...argv], {
     cwd: project,
     encoding: "utf8",
-    env: { ...process.env, BENCH_STDIN: stdin }
+    env: { ...env, BENCH_STDIN: stdin }
   })
   if (result.status !== 0)
     throw new Error(`bench: python3 could not time ${argv.join(" ")}: ${result.stderr}`)
@@ -59,7 +63,7 @@ const measure = (argv: ReadonlyArray<string>, stdin = ""): Sample => {
 const timeToReady = (argv: ReadonlyArray<string>, ready: RegExp | undefined): Promise<number> =>
   new Promise((resolve, reject) => {
     const start = performance.now()
-    const child = spawn(argv[0]!, argv.slice(1), { cwd: project, stdio: ["ignore", "pipe", "pipe"] })
+    const child = spawn(argv[0]!, argv.slice(1), { cwd: project, env, stdio: ["ignore", "pipe", "pipe"] })
     let out = ""
     const onData = (chunk: Buffer) => {
       out += chunk.toString("utf8")
@@ -171,4 +175,5 @@ for (const c of cases) {
 }
 
 rmSync(project, { recursive: true, force: true })
+rmSync(configHome, { recursive: true, force: true })
 reportComparisons("cli-startup", comparisons)
