@@ -243,6 +243,12 @@ for (const [agent, shape] of Object.entries(agents) as Array<
         if (agent === "claude-code" && !command.includes("|"))
           assert.include(out.stdout, "default: a command asks unless it is harmless")
       }
+      // A key inside the project (as when the agent runs in the home folder) is not a harmless read.
+      NodeFs.mkdirSync(NodePath.join(bare, ".ssh"), { recursive: true })
+      NodeFs.writeFileSync(NodePath.join(bare, ".ssh", "id_rsa"), "KEY\n")
+      const key = await hook([agent], payload(agent, shape.shell("cat .ssh/id_rsa"), bare), bare)
+      assert.include(["ask", "deny"], shape.read(key), key.stdout + key.stderr)
+      assert.include(key.stdout, "reading keys and credentials asks")
     })
 
     it.skipIf(shape.search === undefined)(

@@ -14,7 +14,8 @@
  * model. Other tools and edits in the project are allowed, but not of `.git/` (git's
  * configuration and hooks decide what `git status` runs); a path outside the project and a
  * repeated call (`doom_loop`) ask; `.env` files ask to be read (`.env.example` does not), as
- * in opencode's agent defaults.
+ * in opencode's agent defaults, and so do keys and credentials (`.ssh/`, `.gnupg/`, `.aws/`,
+ * `.netrc`) wherever they are.
  *
  * @example
  * ```ts
@@ -66,7 +67,12 @@ export const entries: ReadonlyArray<Entry> = [
   {
     rule: { permission: "read", pattern: "*.env.example", action: "allow" },
     name: "reading .env.example is allowed"
-  }
+  },
+  // Wherever the project is (a hook called from the home folder makes the home the project).
+  ...["*.ssh/*", "*.gnupg/*", "*.aws/*", "*.netrc"].map((pattern) => ({
+    rule: { permission: "read", pattern, action: "ask" as const },
+    name: "reading keys and credentials asks (.ssh, .gnupg, .aws, .netrc)"
+  }))
 ]
 
 /**

@@ -89,6 +89,16 @@ describe("Defaults", () => {
     assert.strictEqual(action("read", "config/.env"), "ask")
     assert.strictEqual(action("read", ".env.local"), "ask")
     assert.strictEqual(action("read", ".env.example"), "allow")
+    // Keys and credentials, inside the project too (the home folder may be the project).
+    for (const path of [
+      ".ssh/id_rsa",
+      "/home/ada/.ssh/id_ed25519",
+      ".gnupg/secring.gpg",
+      ".aws/credentials",
+      ".netrc"
+    ])
+      assert.strictEqual(action("read", path), "ask", path)
+    assert.strictEqual(action("read", "docs/ssh.md"), "allow")
   })
 
   it("a user's rule after them is followed as written", () => {
