@@ -4,6 +4,7 @@
 // runs sh, `printf -v 'a[$(cmd)]' x` runs cmd (bash evaluates the subscript).
 import * as NodePath from "node:path"
 import type { Word } from "./model.ts"
+import { PLAIN_PROGRAMS } from "./plainPrograms.ts"
 import { isGadgetVariable } from "./programs.ts"
 import type { Sink } from "./risks.ts"
 
@@ -101,64 +102,9 @@ const BENIGN_LONG: ReadonlySet<string> = new Set([
   "--filelimit",
   "--filesfirst"
 ])
-// Programs known safe with any arguments whose options are plain flags or data (the ones
-// with a model of their own, such as grep, find, sed, awk and git, are read elsewhere).
-const PLAIN: ReadonlySet<string> = new Set([
-  "ls",
-  "cat",
-  "head",
-  "tail",
-  "wc",
-  "sort",
-  "uniq",
-  "cut",
-  "tr",
-  "diff",
-  "cmp",
-  "comm",
-  "file",
-  "stat",
-  "du",
-  "df",
-  "tree",
-  "echo",
-  "pwd",
-  "which",
-  "whoami",
-  "id",
-  "uname",
-  "date",
-  "printenv",
-  "basename",
-  "dirname",
-  "realpath",
-  "readlink",
-  "jq",
-  "nl",
-  "od",
-  "xxd",
-  "hexdump",
-  "md5sum",
-  "sha1sum",
-  "sha256sum",
-  "sha512sum",
-  "base64",
-  "column",
-  "paste",
-  "join",
-  "fold",
-  "fmt",
-  "rev",
-  "tac",
-  "seq",
-  "sleep",
-  "ps",
-  "mkdir",
-  "touch",
-  "cp",
-  "mv",
-  "tee"
-])
+// Programs whose options are plain flags or data (grep, find, sed, awk and git have a model
+// of their own, read elsewhere).
+const PLAIN: ReadonlySet<string> = new Set(PLAIN_PROGRAMS)
 
 const opaque = (sink: Sink, message: string): void => {
   sink.note("executes", message)
