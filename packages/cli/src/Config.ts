@@ -109,10 +109,11 @@ export const defaults: Permission.Ruleset = Defaults.ruleset
  * @since 0.1.0
  */
 export const merge = (layers: ReadonlyArray<Layer>, directory: string): Info => {
-  const reasserted = (index: number) => ProjectLayer.reasserted(layers, index)
+  // What follows each layer's rules (only after the project's: see ProjectLayer).
+  const reasserted = layers.map((_, index) => ProjectLayer.reasserted(layers, index))
   const permission = layers.flatMap((layer, index) => [
     ...layer.permission,
-    ...reasserted(index).map((entry) => entry.rule)
+    ...reasserted[index]!.map((entry) => entry.rule)
   ])
   const last = <A>(pick: (layer: Layer) => A | undefined): A | undefined =>
     layers.reduce<A | undefined>((found, layer) => pick(layer) ?? found, undefined)
@@ -134,7 +135,7 @@ export const merge = (layers: ReadonlyArray<Layer>, directory: string): Info => 
       ...Defaults.sources,
       ...layers.flatMap((layer, index) => [
         ...layer.sources,
-        ...reasserted(index).map((entry) => entry.source)
+        ...reasserted[index]!.map((entry) => entry.source)
       ])
     ],
     mode: last((layer) => layer.mode) ?? "ask",

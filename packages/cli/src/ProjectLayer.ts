@@ -58,11 +58,7 @@ export const restrict = (
       `its ${allows} allow rule${allows === 1 ? "" : "s"} (what is allowed here runs outside any sandbox)`
     )
   const kept =
-    options.unsandboxed === true
-      ? layer.permission
-          .map((rule, at) => ({ rule, source: layer.sources[at] ?? layer.file }))
-          .filter((entry) => entry.rule.action !== "allow")
-      : undefined
+    options.unsandboxed === true ? sourced(layer).filter((entry) => entry.rule.action !== "allow") : undefined
   if (layer.shell !== undefined) refused.push("shell")
   if (layer.redis !== undefined) refused.push("redis")
   const baseUrls = Object.keys(layer.models.baseUrls)

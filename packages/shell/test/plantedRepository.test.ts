@@ -8,10 +8,10 @@ import {
   readdirSync,
   readFileSync,
   realpathSync,
+  rmSync,
   symlinkSync,
   writeFileSync
 } from "node:fs"
-import * as NodeFs from "node:fs"
 import { tmpdir } from "node:os"
 import * as NodePath from "node:path"
 import { assert, describe, it } from "vitest"
@@ -149,7 +149,7 @@ describe("disarm", () => {
     mkdirSync(NodePath.join(project, ".git", "rebase-merge"))
     writeFileSync(NodePath.join(project, ".git", "rebase-merge", "git-rebase-todo"), `exec touch ${marker}\n`)
     assert.isTrue(status(project, marker), "the setup runs the planted fsmonitor")
-    NodeFs.rmSync(marker)
+    rmSync(marker)
     const { removed, failed } = disarm(NodePath.join(project, ".git"), ".git")
     assert.deepStrictEqual(failed, [])
     assert.includeMembers(
