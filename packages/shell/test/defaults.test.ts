@@ -282,6 +282,27 @@ layer(ShellParser.layer)("the built-in defaults", (it) => {
         assert.strictEqual(Ruleset.evaluate("doom_loop", "bash", Defaults.ruleset).action, "ask")
       })
     )
+
+    it.effect("a key inside the project asks to be read, however the command reaches it", () =>
+      Effect.gen(function* () {
+        fs.mkdirSync(NodePath.join(project.root, ".ssh"), { recursive: true })
+        fs.writeFileSync(NodePath.join(project.root, ".ssh", "id_rsa"), "KEY\n")
+        fs.writeFileSync(NodePath.join(project.root, ".netrc"), "machine x password y\n")
+        for (const command of [
+          "cat .ssh/id_rsa",
+          "cat ./.ssh//id_rsa",
+          "cat .s*/id_rsa",
+          "cd .ssh && cat id_rsa",
+          'cat "$PWD/.ssh/id_rsa"',
+          "head -c 9 .ssh/id_rsa",
+          "grep -r KEY .",
+          "cat .netrc"
+        ]) {
+          const verdict = yield* judge(command)
+          assert.strictEqual(verdict.decision, "ask", command)
+        }
+      })
+    )
   })
 
   describe("a user's rule", () => {
