@@ -18,7 +18,9 @@ const terminal = (args: ReadonlyArray<string>, env: Record<string, string>) => {
     .map((w) => `'${w.replaceAll("'", `'\\''`)}'`)
     .join(" ")
   const { ANTHROPIC_API_KEY: _, ...rest } = process.env
-  const child: ChildProcess = spawn("script", ["-qec", line, "/dev/null"], {
+  // script runs the line with $SHELL -c: exec, so no shell stays between the terminal and
+  // gatehouse (dash would itself die of a Ctrl-C and script would report that 130).
+  const child: ChildProcess = spawn("script", ["-qec", `exec ${line}`, "/dev/null"], {
     env: { ...rest, NO_COLOR: "1", ...env },
     stdio: ["pipe", "pipe", "inherit"]
   })

@@ -192,7 +192,9 @@ describe("gatehouse demo, in a terminal", () => {
       .map((w) => `'${w.replaceAll("'", `'\\''`)}'`)
       .join(" ")
     const { code, screen } = await new Promise<{ code: number | null; screen: string }>((resolve, reject) => {
-      const child = spawn("script", ["-qec", line, "/dev/null"], {
+      // script runs the line with $SHELL -c: exec, so no shell stays between the terminal and
+      // gatehouse (dash would itself die of a Ctrl-C and script would report that 130).
+      const child = spawn("script", ["-qec", `exec ${line}`, "/dev/null"], {
         env: { ...process.env, NO_COLOR: "1" },
         stdio: ["pipe", "pipe", "inherit"]
       })

@@ -67,7 +67,9 @@ const inTerminal = (cwd: string, args: ReadonlyArray<string>, steps: ReadonlyArr
     () =>
       new Promise<{ readonly code: number | null; readonly screen: string }>((resolve, reject) => {
         const line = [process.execPath, bin, "run", ...args].map(quote).join(" ")
-        const child = spawn("script", ["-qec", line, "/dev/null"], {
+        // script runs the line with $SHELL -c: exec, so no shell stays between the terminal and
+        // gatehouse (dash would itself die of a Ctrl-C and script would report that 130).
+        const child = spawn("script", ["-qec", `exec ${line}`, "/dev/null"], {
           cwd,
           env,
           stdio: ["pipe", "pipe", "inherit"]
