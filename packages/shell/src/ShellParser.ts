@@ -23,7 +23,14 @@ import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
 import { Language, Parser, type Tree } from "web-tree-sitter"
-import { type SyntaxNode, type TreeReader, verifiedReader, wasmTreeReader } from "./internal/syntax.ts"
+import {
+  copyTree,
+  crossChecked,
+  type SyntaxNode,
+  type TreeReader,
+  verifiedReader,
+  wasmTreeReader
+} from "./internal/syntax.ts"
 
 export type { Node, Tree } from "web-tree-sitter"
 export type { SyntaxNode } from "./internal/syntax.ts"
@@ -125,8 +132,9 @@ export interface Interface {
   /**
    * How {@link Trees.syntax} copies trees: through the runtime's own functions (`runtime`,
    * when this layer initialised web-tree-sitter and the runtime passed the check), or
-   * through the public cursor (`cursor`, 2-3x slower, same result). The check runs on the
-   * first copy of each dialect (or on this call), with probe texts of that dialect.
+   * through the public cursor (`cursor`, 2-3x slower, same result). The first copy of
+   * each dialect is made both ways and compared; the check with probe texts of that dialect
+   * runs on its second copy (or on this call).
    */
   readonly treeReader: (dialect?: Dialect) => "runtime" | "cursor"
 }
@@ -286,13 +294,22 @@ export const layerFrom = (locations: {
         return tree
       }
       const fast = wasmTreeReader(runtime)
-      // Checked on first use of each dialect, not here: parsing the probes makes V8 compile
-      // and start optimising the grammars' large lexers, which a one-shot process never needs.
-      const checked: Partial<Record<Dialect, TreeReader>> = {}
-      const read = (dialect: Dialect): TreeReader => {
-        let reader = checked[dialect]
-        if (reader === undefined) reader = checked[dialect] = verifiedReader(fast, parseNow, dialect)
-        return reader
+      // The runtime reader is trusted once it copies the probe texts right, and the probes
+      // are parsed at the second copy of a dialect, not before: parsing them makes V8 compile
+      // more of the grammar's lexer than a one-shot process ever runs. The first copy is
+      // made both ways and compared instead, so no tree is read by an unchecked reader.
+      const settled: Partial<Record<Dialect, TreeReader>> = {}
+      const settle = (dialect: Dialect): TreeReader =>
+        (settled[dialect] ??= verifiedReader(fast, parseNow, dialect))
+      const firstCopied: Partial<Record<Dialect, true>> = {}
+      const copy = (tree: Tree, text: string, dialect: Dialect): SyntaxNode => {
+        const reader = settled[dialect]
+        if (reader !== undefined) return reader(tree, text)
+        if (firstCopied[dialect] === true) return settle(dialect)(tree, text)
+        firstCopied[dialect] = true
+        const first = crossChecked(fast, tree, text)
+        if (!first.agreed) settled[dialect] = copyTree
+        return first.copy
       }
       const parse = (text: string, dialect: Dialect): Effect.Effect<Tree, never, Scope.Scope> =>
         Effect.acquireRelease(
@@ -313,7 +330,7 @@ export const layerFrom = (locations: {
           const syntax = (text: string, dialect: Dialect): SyntaxNode => {
             const tree = parseNow(text, dialect)
             try {
-              return read(dialect)(tree, text)
+              return copy(tree, text, dialect)
             } finally {
               tree.delete()
             }
@@ -327,7 +344,7 @@ export const layerFrom = (locations: {
       return Service.of({
         parse,
         withTrees,
-        treeReader: (dialect = "bash") => (read(dialect) === fast ? "runtime" : "cursor")
+        treeReader: (dialect = "bash") => (settle(dialect) === fast ? "runtime" : "cursor")
       })
     })
   )

@@ -8,6 +8,7 @@ import { Language, type Node, Parser, type Tree } from "web-tree-sitter"
 import { ShellParser } from "../src/index.ts"
 import {
   copyTree,
+  crossChecked,
   type SyntaxNode,
   sameTree,
   verifiedReader,
@@ -117,6 +118,17 @@ layer(ShellParser.layer)("SyntaxNode copies", (it) => {
       }
       const tree = parse("echo x", "bash")
       assert.isFalse(sameTree(skewed(tree, "echo x"), copyTree(tree, "echo x")))
+      // The first tree of a process is copied both ways: the cursor's copy, and whether they agreed.
+      for (const [reader, agreed] of [
+        [honest, true],
+        [skewed, false],
+        [throwing, false],
+        [undefined, false]
+      ] as const) {
+        const checked = crossChecked(reader, tree, "echo x")
+        assert.strictEqual(checked.agreed, agreed)
+        assert.isTrue(sameTree(checked.copy, copyTree(tree, "echo x")))
+      }
       tree.delete()
       parsers.bash.delete()
       parsers.powershell.delete()

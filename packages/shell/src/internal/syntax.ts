@@ -293,6 +293,25 @@ export const verifiedReader = (
   return fast
 }
 
+/**
+ * `tree` copied by `fast` and by {@link copyTree}, and whether the two agree: the check of
+ * the first tree a process reads, which for a one-shot command (`gatehouse check`, a hook)
+ * is the only one. The cursor's copy is the one returned: it is right either way.
+ */
+export const crossChecked = (
+  fast: TreeReader | undefined,
+  tree: Tree,
+  source: string
+): { readonly copy: SyntaxNode; readonly agreed: boolean } => {
+  const copy = copyTree(tree, source)
+  if (fast === undefined) return { copy, agreed: false }
+  try {
+    return { copy, agreed: sameTree(fast(tree, source), copy) }
+  } catch {
+    return { copy, agreed: false }
+  }
+}
+
 /** Whether two copies agree on everything the walkers read. */
 export const sameTree = (a: SyntaxNode, b: SyntaxNode): boolean =>
   a.type === b.type &&
