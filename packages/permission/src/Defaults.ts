@@ -14,8 +14,9 @@
  * model. Other tools and edits in the project are allowed, but not of `.git/` (git's
  * configuration and hooks decide what `git status` runs); a path outside the project and a
  * repeated call (`doom_loop`) ask; `.env` files ask to be read (`.env.example` does not), as
- * in opencode's agent defaults, and so do keys and credentials (`.ssh/`, `.gnupg/`, `.aws/`,
- * `.netrc`) wherever they are.
+ * in opencode's agent defaults, and so do keys and credentials ({@link HOME_CREDENTIALS}:
+ * `.ssh/`, `.aws/`, `.git-credentials`, `.config/gh/`, `.kube/`, shell histories …) wherever
+ * they are.
  *
  * @example
  * ```ts
@@ -26,6 +27,46 @@
  * @since 0.1.0
  */
 import type { Rule, Ruleset } from "./Ruleset.ts"
+
+/**
+ * Where keys, tokens and passwords live under a home directory (paths relative to it): a
+ * read of any of them asks wherever it is, and the sandbox hides them (`Sandbox.HOME_SECRETS`).
+ *
+ * @since 0.1.0
+ */
+export const HOME_CREDENTIALS: ReadonlyArray<string> = [
+  ".ssh",
+  ".aws",
+  ".gnupg",
+  ".config/gh",
+  ".config/hub",
+  ".config/op",
+  ".config/rclone",
+  ".config/gcloud",
+  ".netrc",
+  ".docker/config.json",
+  ".kube",
+  ".npmrc",
+  ".yarnrc.yml",
+  ".git-credentials",
+  ".azure",
+  ".pypirc",
+  ".cargo/credentials",
+  ".cargo/credentials.toml",
+  ".terraform.d",
+  ".vault-token",
+  ".pgpass",
+  ".my.cnf",
+  ".m2/settings.xml",
+  ".gradle/gradle.properties",
+  ".password-store",
+  ".local/share/keyrings",
+  "Library/Keychains",
+  ".claude/.credentials.json",
+  ".codex/auth.json",
+  ".bash_history",
+  ".zsh_history"
+]
 
 /**
  * One built-in rule and what it is for, in words a person reads in a trace.
@@ -68,11 +109,14 @@ export const entries: ReadonlyArray<Entry> = [
     rule: { permission: "read", pattern: "*.env.example", action: "allow" },
     name: "reading .env.example is allowed"
   },
-  // Wherever the project is (a hook called from the home folder makes the home the project).
-  ...["*.ssh/*", "*.gnupg/*", "*.aws/*", "*.netrc"].map((pattern) => ({
-    rule: { permission: "read", pattern, action: "ask" as const },
-    name: "reading keys and credentials asks (.ssh, .gnupg, .aws, .netrc)"
-  }))
+  // Wherever the project is (a hook called from the home folder makes the home the project):
+  // the file or folder itself, and what is inside it.
+  ...HOME_CREDENTIALS.flatMap((place) =>
+    [`*${place}`, `*${place}/*`].map((pattern) => ({
+      rule: { permission: "read", pattern, action: "ask" as const },
+      name: `reading keys and credentials asks (${place})`
+    }))
+  )
 ]
 
 /**

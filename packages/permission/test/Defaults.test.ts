@@ -95,10 +95,21 @@ describe("Defaults", () => {
       "/home/ada/.ssh/id_ed25519",
       ".gnupg/secring.gpg",
       ".aws/credentials",
-      ".netrc"
+      ".netrc",
+      ".git-credentials",
+      ".config/gh/hosts.yml",
+      "/home/ada/.kube/config",
+      ".docker/config.json",
+      ".bash_history"
     ])
       assert.strictEqual(action("read", path), "ask", path)
+    // Every place of the list, as a file, as a folder's entry, relative and absolute.
+    for (const place of Defaults.HOME_CREDENTIALS)
+      for (const path of [place, `${place}/x`, `/home/ada/${place}`, `/home/ada/${place}/x`])
+        assert.strictEqual(action("read", path), "ask", path)
     assert.strictEqual(action("read", "docs/ssh.md"), "allow")
+    assert.strictEqual(action("read", ".config/git/ignore"), "allow")
+    assert.strictEqual(action("read", "kube/deploy.yaml"), "allow")
   })
 
   it("a user's rule after them is followed as written", () => {

@@ -24,6 +24,7 @@ import {
 import * as NodeOs from "node:os"
 import * as NodePath from "node:path"
 import * as Sha256 from "@gatehousejs/core/Sha256"
+import * as Defaults from "@gatehousejs/permission/Defaults"
 import type * as Permission from "@gatehousejs/permission/Permission"
 import * as Ruleset from "@gatehousejs/permission/Ruleset"
 import * as Wildcard from "@gatehousejs/permission/Wildcard"
@@ -93,48 +94,23 @@ export const defaults: Settings = {
 }
 
 /**
- * What is hidden in the home directory by default: credentials, keys and browser profiles.
+ * What is hidden in the home directory by default: credentials (`Defaults.HOME_CREDENTIALS`,
+ * whose reads also ask), browser profiles and the agents' own folders.
  *
  * @since 0.1.0
  */
 export const HOME_SECRETS: ReadonlyArray<string> = [
-  ".ssh",
-  ".aws",
-  ".gnupg",
-  ".config/gh",
-  ".config/hub",
-  ".config/op",
-  ".config/rclone",
-  ".netrc",
-  ".docker/config.json",
-  ".kube",
-  ".npmrc",
-  ".git-credentials",
-  ".config/gcloud",
-  ".azure",
+  ...Defaults.HOME_CREDENTIALS,
   ".config/google-chrome",
   ".config/chromium",
   ".mozilla",
   "Library/Application Support/Google/Chrome",
   "Library/Application Support/Firefox",
-  "Library/Keychains",
   ".docker/run",
   ".claude",
   ".claude.json",
   ".codex",
-  ".config/github-copilot",
-  ".pypirc",
-  ".cargo/credentials",
-  ".cargo/credentials.toml",
-  ".terraform.d",
-  ".vault-token",
-  ".pgpass",
-  ".m2/settings.xml",
-  ".gradle/gradle.properties",
-  ".password-store",
-  ".local/share/keyrings",
-  ".bash_history",
-  ".zsh_history"
+  ".config/github-copilot"
 ]
 
 // Environment variables whose names say they hold a credential: unset for the command.
@@ -481,7 +457,11 @@ export const policy = (input: {
     const resolved = real(path)
     const kind = resolved === undefined ? undefined : kindOf(resolved)
     if (resolved === undefined || kind === undefined) return
-    if (masked.some((entry) => entry.path === resolved)) return
+    // One mask for a folder and what is in it (`~/.claude` and `~/.claude/.credentials.json`).
+    if (masked.some((entry) => entry.path === resolved || resolved.startsWith(`${entry.path}/`))) return
+    if (kind === "directory")
+      for (let i = masked.length - 1; i >= 0; i--)
+        if (masked[i]!.path.startsWith(`${resolved}/`)) masked.splice(i, 1)
     masked.push({ path: resolved, kind })
   }
   for (const dir of homes) for (const secret of HOME_SECRETS) hide(NodePath.join(dir, secret))

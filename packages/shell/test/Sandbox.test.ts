@@ -144,6 +144,23 @@ describe("Sandbox.policy", () => {
     assert.match(policy.notes.join("\n"), /allow_write .* is not used/)
   })
 
+  it("a folder and a credential inside it are hidden by one mask, whichever is listed first", () => {
+    mkdirSync(NodePath.join(home, ".claude"), { recursive: true })
+    writeFileSync(NodePath.join(home, ".claude", ".credentials.json"), "{}\n")
+    mkdirSync(NodePath.join(home, "vault", "keys"), { recursive: true })
+    const policy = Sandbox.policy({
+      settings: { ...Sandbox.defaults, denyRead: ["~/vault/keys", "~/vault"] },
+      ruleset: rules,
+      projectRoot: project,
+      home
+    })
+    const paths = policy.masked.map((entry) => entry.path)
+    assert.include(paths, NodePath.join(home, ".claude"))
+    assert.notInclude(paths, NodePath.join(home, ".claude", ".credentials.json"))
+    assert.include(paths, NodePath.join(home, "vault"))
+    assert.notInclude(paths, NodePath.join(home, "vault", "keys"))
+  })
+
   it("allow_write adds writable places, allow_read unmasks a default secret, deny_read hides more", () => {
     const policy = Sandbox.policy({
       settings: {

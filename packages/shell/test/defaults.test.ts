@@ -305,6 +305,41 @@ layer(ShellParser.layer)("the built-in defaults", (it) => {
     )
   })
 
+  it.effect("with the home folder as the project, its credentials still ask to be read", () =>
+    Effect.gen(function* () {
+      // A hook called from the home folder, or `gatehouse check --cwd ~`.
+      const home = fs.mkdtempSync(NodePath.join(project.outside, "home-"))
+      const where: Project = { ...project, root: home, home }
+      const files: Record<string, string> = {
+        ".config/gh/hosts.yml": "oauth_token: gho_x\n",
+        ".git-credentials": "https://u:p@example.com\n",
+        ".kube/config": "token: x\n",
+        ".docker/config.json": '{"auths":{}}\n',
+        ".bash_history": "export TOKEN=x\n",
+        ".npmrc": "//registry.npmjs.org/:_authToken=x\n",
+        "notes.txt": "hello\n"
+      }
+      for (const [path, text] of Object.entries(files)) {
+        fs.mkdirSync(NodePath.dirname(NodePath.join(home, path)), { recursive: true })
+        fs.writeFileSync(NodePath.join(home, path), text)
+      }
+      for (const command of [
+        "cat .config/gh/hosts.yml",
+        "cat ~/.git-credentials",
+        "head .kube/config",
+        "cd .docker && cat config.json",
+        "grep -r token .config",
+        "tail .bash_history",
+        "cat .npmrc",
+        "tar czf /dev/stdout .kube"
+      ]) {
+        const verdict = yield* judge(command, {}, where)
+        assert.strictEqual(verdict.decision, "ask", command)
+      }
+      assert.strictEqual((yield* judge("cat notes.txt", {}, where)).decision, "allow")
+    })
+  )
+
   describe("a user's rule", () => {
     it.effect("is followed as written, for the patterns it names; the others keep the defaults", () =>
       Effect.gen(function* () {
