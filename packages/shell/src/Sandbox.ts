@@ -193,14 +193,25 @@ export const CONFIGURING: ReadonlyArray<string> = [
   ".gemini",
   ".codex",
   ".cursor",
+  ".roo",
+  ".kiro",
+  ".amazonq",
+  ".continue",
+  ".windsurf",
+  ".zed",
   ".vscode",
+  ".idea",
+  ".devcontainer",
+  ".cargo/config",
+  ".cargo/config.toml",
+  ".github/workflows",
   // Every file name the gate treats as configuring later commands (one list for both).
   ...Programs.CONFIG_NAMES
 ]
 
 // Folders an editor the person runs beside the agent may create at any moment: reported
 // when a command created them, never removed.
-const EDITOR_FOLDERS: ReadonlySet<string> = new Set([".vscode", ".cursor"])
+const EDITOR_FOLDERS: ReadonlySet<string> = new Set([".vscode", ".cursor", ".idea", ".zed"])
 
 /**
  * What of {@link CONFIGURING} is missing at the top of `projectRoot` before a sandboxed

@@ -403,13 +403,23 @@ describe.runIf(onLinux)("commands in the sandbox (bubblewrap, for real)", () => 
         assert.notInclude(plain.output, "<sandbox_status>")
         // What did not exist cannot be bound: what the command creates of it is removed after.
         const planted = yield* bash(
-          `c=$(printf 'ec%s' ho); for f in .mcp.json .envrc mise.toml; do sh -c "$c evil > $f"; done; mkdir -p .codex .vscode; sh -c "$c x > .codex/config.toml"; sh -c "$c '{}' > .vscode/tasks.json"`,
+          `c=$(printf 'ec%s' ho); for f in .mcp.json .envrc mise.toml; do sh -c "$c evil > $f"; done; mkdir -p .codex .vscode .devcontainer .github/workflows; sh -c "$c x > .codex/config.toml"; sh -c "$c '{}' > .vscode/tasks.json"; sh -c "$c '{}' > .devcontainer/devcontainer.json"; sh -c "$c x > .github/workflows/ci.yml"`,
           { projectRoot: open, ruleset: everything }
         )
         assert.strictEqual(planted.exitCode, 0, planted.output)
-        for (const name of [".mcp.json", ".envrc", "mise.toml", ".codex"])
+        for (const name of [
+          ".mcp.json",
+          ".envrc",
+          "mise.toml",
+          ".codex",
+          ".devcontainer",
+          ".github/workflows"
+        ])
           assert.isFalse(existsSync(NodePath.join(open, name)), name)
-        assert.include(planted.output, "The command created .codex, .envrc, mise.toml, .mcp.json")
+        assert.include(
+          planted.output,
+          "The command created .codex, .devcontainer, .github/workflows, .envrc, mise.toml, .mcp.json"
+        )
         assert.include(planted.output, "the sandbox removed them again")
         // A link whose target is missing is no protection: filled in through it, it is removed.
         mkdirSync(NodePath.join(open, "sub"), { recursive: true })

@@ -192,6 +192,33 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "echo '[submodule x]' > .gitmodules", block: USER, expect: "ask" },
     { command: "echo x > ~/.local/share/gatehouse/approvals/p.json", block: USER, expect: "ask" },
     { command: "echo x > .vscode/notes.md", block: USER, expect: "allow" },
+    // Other editors', agents' and runtimes' files that start programs (red team).
+    { command: `echo '{"servers":{}}' > .vscode/mcp.json`, block: USER, expect: "ask" },
+    {
+      command: `echo '{"initializeCommand":"id"}' > .devcontainer/devcontainer.json`,
+      block: USER,
+      expect: "ask"
+    },
+    { command: "echo '{}' > .devcontainer.json", block: USER, expect: "ask" },
+    { command: "echo '{}' > my.code-workspace", block: USER, expect: "ask" },
+    { command: "echo '[build] rustc-wrapper = \"x\"' > .cargo/config.toml", block: USER, expect: "ask" },
+    { command: "echo 'on: push' > .github/workflows/x.yml", block: USER, expect: "ask" },
+    { command: "echo x > .gitlab-ci.yml", block: USER, expect: "ask" },
+    { command: "echo '{}' > .roo/mcp.json", block: USER, expect: "ask" },
+    { command: "echo '{}' > .amazonq/mcp.json", block: USER, expect: "ask" },
+    { command: "echo '{}' > .kiro/settings/mcp.json", block: USER, expect: "ask" },
+    { command: "echo x > .continue/config.yaml", block: USER, expect: "ask" },
+    { command: "echo x > .windsurf/rules.md", block: USER, expect: "ask" },
+    { command: "echo '[]' > .zed/tasks.json", block: USER, expect: "ask" },
+    { command: "echo x > .idea/workspace.xml", block: USER, expect: "ask" },
+    { command: "echo 'import os' > .pdbrc", block: USER, expect: "ask" },
+    { command: "echo 'system(\"id\")' > .Rprofile", block: USER, expect: "ask" },
+    { command: "echo 'import os' > .venv/lib/python3.12/site-packages/x.pth", block: USER, expect: "ask" },
+    { command: "echo 'import os' > venv/lib/python3.12/site-packages/x.pth", block: USER, expect: "ask" },
+    { command: "echo 'import os' > src/sitecustomize.py", block: USER, expect: "ask" },
+    { command: "echo x > .github/CODEOWNERS", block: USER, expect: "allow" },
+    { command: "echo x > .cargo/notes.md", block: USER, expect: "allow" },
+    { command: "echo x > src/paths.pth", block: USER, expect: "allow" },
     // A configured deny still denies; an ordinary write is still the edit rules' to judge.
     {
       command: "echo x > .git/hooks/pre-commit",

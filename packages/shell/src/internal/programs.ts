@@ -1203,6 +1203,20 @@ export const CONFIG_NAMES: ReadonlySet<string> = new Set([
   ".curlrc",
   ".wgetrc",
   ".netrc",
+  // Debuggers, REPLs and language runtimes run these at start.
+  ".pdbrc",
+  ".pythonrc",
+  ".rprofile",
+  ".irbrc",
+  ".pryrc",
+  ".gdbinit",
+  ".lldbinit",
+  ".psqlrc",
+  ".exrc",
+  "sitecustomize.py",
+  "usercustomize.py",
+  // An editor opens its terminal, tasks and containers from these.
+  ".devcontainer.json",
   // Hook managers and environment managers run the commands these files name.
   ".pre-commit-config.yaml",
   "lefthook.yml",
@@ -1220,9 +1234,12 @@ export const CONFIG_NAMES: ReadonlySet<string> = new Set([
   "opencode.jsonc",
   // The MCP servers an agent starts on its own.
   ".mcp.json",
+  ".aider.conf.yml",
   ".pre-commit-config.yml",
   // Where `git submodule update` clones from.
-  ".gitmodules"
+  ".gitmodules",
+  // CI runs it with the repository's secrets.
+  ".gitlab-ci.yml"
 ])
 const CONFIG_PATHS = [
   // Anything in a repository's own folder: its configuration and hooks, its submodules'
@@ -1234,11 +1251,17 @@ const CONFIG_PATHS = [
   /\/\.config\/(git\/config|fish\/|nvim\/|powershell\/|systemd\/user\/|autostart\/)/,
   /\/\.husky\//,
   // Agents' settings, hooks, commands and subagents; an editor's tasks and terminal settings.
-  /\/\.(claude|gemini|codex|opencode|cursor)\//,
+  /\/\.(claude|gemini|codex|opencode|cursor|roo|kiro|amazonq|continue|windsurf|zed)\//,
   /\/\.config\/(gatehouse|opencode|mise)\//,
   // Gatehouse's own remembered approvals and sessions.
   /\/\.local\/share\/gatehouse\//,
-  /\/\.vscode\/(settings|tasks|launch)\.json$/,
+  /\/\.vscode\/(settings|tasks|launch|mcp)\.json$/,
+  // A dev container's commands run on the host (initializeCommand); an IDE's run configurations.
+  /\/\.devcontainer\//,
+  /\/\.idea\/(workspace\.xml|runConfigurations\/)/,
+  // Cargo's wrappers, runners and aliases; CI runs a workflow with the repository's secrets.
+  /\/\.cargo\/config(\.toml)?$/,
+  /\/\.github\/workflows\//,
   /^\/etc\/(profile|bash\.bashrc|environment|gitconfig|npmrc|sudoers|cron|profile\.d\/)/
 ]
 
@@ -1246,8 +1269,10 @@ const CONFIG_PATHS = [
 export const configuresExecution = (path: string): boolean => {
   const slash = path.lastIndexOf("/")
   const base = path.slice(slash + 1).toLowerCase()
-  if (CONFIG_NAMES.has(base)) return true
+  if (CONFIG_NAMES.has(base) || base.endsWith(".code-workspace")) return true
   const normal = path.replaceAll("\\", "/")
+  // Python runs every .pth file of its site-packages at start.
+  if (base.endsWith(".pth") && /\/(site|dist)-packages\//.test(normal)) return true
   // Every pattern names a dot directory or /etc.
   if (!normal.includes("/.") && !normal.startsWith("/etc/")) return false
   return CONFIG_PATHS.some((pattern) => pattern.test(normal))
