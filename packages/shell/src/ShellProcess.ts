@@ -11,10 +11,11 @@
  * every process carries `GATEHOUSE_RUN_ID=<tag>` in its environment, and on Linux the ones
  * that left the group are found by it in /proc (a process that also clears its environment
  * escapes then; `Outcome.containment` says which held the command, and why none did). The
- * outcome counts what had to be killed after the command ended. Outside a sandbox a small
- * watcher (`/bin/sh`, in a session of its own) waits on a pipe only Gatehouse holds: if
- * Gatehouse dies, kill -9 included, it kills the cgroup, the group and the tagged
- * processes; a PID namespace dies with its parent through bubblewrap instead.
+ * outcome counts what had to be killed after the command ended. Outside a sandbox one
+ * watcher per Gatehouse process (`/bin/sh`, in a session of its own, `internal/watcher.ts`)
+ * waits on a pipe only Gatehouse holds: if Gatehouse dies, kill -9 included, it kills the
+ * cgroup, the group and the tagged processes of every run still in flight; a PID namespace
+ * dies with its parent through bubblewrap instead.
  *
  * Built on `node:child_process` behind an Effect API rather than effect's
  * `ChildProcessSpawner`, whose handle (effect 4.1.0) cannot do four things this module
@@ -48,6 +49,7 @@ import {
   signalGroup,
   taggedProcesses
 } from "./internal/processGroup.ts"
+import * as Watcher from "./internal/watcher.ts"
 import * as ShellParser from "./ShellParser.ts"
 
 // ---------------------------------------------------------------------------------------
@@ -420,14 +422,16 @@ const reader = (pipe: Pipe): Reader => ({
 
 interface Proc {
   readonly child: ChildProcess
-  /** Outside a sandbox: the process that kills the run's processes if Gatehouse dies first. */
-  readonly watcher: ChildProcess | undefined
+  /** Outside a sandbox: takes the run out of the care of the watcher (`internal/watcher.ts`). */
+  readonly unwatch: (() => void) | undefined
   readonly pid: number
   /** The value of `GATEHOUSE_RUN_ID` in the environment of everything this run starts. */
   readonly tag: string
   readonly containment: Containment
   /** With a cgroup: whether the command runs in it (the kernel may refuse the move). */
   readonly entered: Deferred.Deferred<boolean>
+  /** The same, read synchronously: false until the wrapper said it moved in. */
+  readonly inCgroup: () => boolean
   /** The command's own cgroup, when it has one. */
   readonly cgroup: Cgroup.Cgroup | undefined
   /** What had to be killed once the command ended (see `Outcome.killed`). */
@@ -439,37 +443,6 @@ interface Proc {
   readonly stderr: Reader | undefined
   readonly exited: Deferred.Deferred<readonly [number | null, NodeJS.Signals | null]>
   bytes: number
-}
-
-// Outside a sandbox nothing ties the command to Gatehouse's life: a watcher in a session of
-// its own waits on a pipe only Gatehouse holds; when Gatehouse dies (kill -9 included) the
-// pipe closes and the watcher kills the command's group and every process with its tag.
-// When the run ends normally the watcher is killed instead.
-// With a cgroup ($3), everything in it goes first, at once; the cgroup is removed after.
-const WATCHER =
-  'read -r _; [ -n "$3" ] && echo 1 > "$3/cgroup.kill" 2>/dev/null; kill -KILL -- -"$1" 2>/dev/null; for e in /proc/[0-9]*/environ; do if tr "\\0" "\\n" < "$e" 2>/dev/null | grep -qx "$2"; then p=${e#/proc/}; kill -KILL "${p%/environ}" 2>/dev/null; fi; done; [ -n "$3" ] && for i in 1 2 3 4 5 6 7 8 9 10; do rmdir "$3" 2>/dev/null && break; sleep 0.1; done'
-
-const startWatcher = (
-  pid: number,
-  tag: string,
-  cgroup: Cgroup.Cgroup | undefined
-): ChildProcess | undefined => {
-  try {
-    const watcher = spawn(
-      "/bin/sh",
-      ["-c", WATCHER, "sh", String(pid), `${RUN_TAG}=${tag}`, cgroup?.path ?? ""],
-      {
-        detached: true,
-        stdio: ["pipe", "ignore", "ignore"]
-      }
-    )
-    watcher.on("error", () => {})
-    watcher.unref()
-    ;(watcher.stdin as unknown as { unref?: () => void } | null)?.unref?.()
-    return watcher
-  } catch {
-    return undefined
-  }
 }
 
 const leaderExited = (proc: Proc): boolean => proc.child.exitCode !== null || proc.child.signalCode !== null
@@ -595,6 +568,7 @@ const start = (options: RunOptions): Effect.Effect<Proc, SpawnError> =>
       return
     }
     const entered = Deferred.makeUnsafe<boolean>()
+    let inCgroup = false
     const status = cgroup === undefined ? undefined : (child.stdio[3] as Readable | null | undefined)
     if (status == null) Deferred.doneUnsafe(entered, Effect.succeed(cgroup !== undefined))
     else {
@@ -603,7 +577,10 @@ const start = (options: RunOptions): Effect.Effect<Proc, SpawnError> =>
         said += chunk.toString("latin1")
       })
       status.on("error", () => {})
-      status.once("close", () => Deferred.doneUnsafe(entered, Effect.succeed(said.startsWith("in"))))
+      status.once("close", () => {
+        inCgroup = said.startsWith("in")
+        Deferred.doneUnsafe(entered, Effect.succeed(inCgroup))
+      })
     }
     const exited = Deferred.makeUnsafe<readonly [number | null, NodeJS.Signals | null]>()
     child.once("exit", (code, signal) => Deferred.doneUnsafe(exited, Effect.succeed([code, signal] as const)))
@@ -620,14 +597,15 @@ const start = (options: RunOptions): Effect.Effect<Proc, SpawnError> =>
         Effect.succeed({
           child,
           // A PID namespace of its own dies with us already (--die-with-parent).
-          watcher:
+          unwatch:
             containment.kind === "cgroup" || containment.kind === "none"
-              ? startWatcher(child.pid!, tag, cgroup)
+              ? Watcher.watch(tag, child.pid!, cgroup?.path)
               : undefined,
           pid: child.pid!,
           tag,
           containment,
           entered,
+          inCgroup: () => inCgroup,
           cgroup,
           killed: 0,
           escaped: 0,
@@ -679,10 +657,15 @@ const waitGone = Effect.fnUntraced(function* (proc: Proc, ms: number) {
   return true
 })
 
-// The processes of the run outside its group's leader: those with its tag and those in its cgroup.
+// The processes of the run outside its group's leader. A cgroup the command entered holds
+// them all, and so does a PID namespace, which the kernel ends with its first process; with
+// neither, they are found by the run's tag (a search of every process in /proc, the slow part
+// of a short command).
 const outsiders = (proc: Proc): ReadonlyArray<number> => {
-  const found = new Set(taggedProcesses(proc.tag))
+  const found = new Set<number>()
   if (proc.cgroup !== undefined) for (const pid of Cgroup.members(proc.cgroup)) found.add(pid)
+  const held = proc.containment.kind === "cgroup" ? proc.inCgroup() : proc.containment.kind !== "none"
+  if (!held) for (const pid of taggedProcesses(proc.tag)) found.add(pid)
   found.delete(proc.pid)
   return [...found]
 }
@@ -704,7 +687,12 @@ const waitOutsidersGone = Effect.fnUntraced(function* (proc: Proc, ms: number) {
  */
 const terminate = Effect.fnUntraced(function* (proc: Proc, killAfter: number) {
   // The shell itself is the command, not something it left behind.
-  const members = new Set(groupIsOurs(proc) ? liveMembers(proc.pid).filter((pid) => pid !== proc.pid) : [])
+  // A group that no longer exists has no members to look for (the common end of a command).
+  const members = new Set(
+    groupIsOurs(proc) && signalGroup(proc.pid, 0)
+      ? liveMembers(proc.pid).filter((pid) => pid !== proc.pid)
+      : []
+  )
   const escaped = new Set<number>()
   const scan = () => {
     const found = outsiders(proc)
@@ -863,8 +851,8 @@ export const run: (options: RunOptions) => Effect.Effect<Outcome, SpawnError> = 
           yield* terminate(proc, killAfter)
           yield* stopReading(proc, false)
           yield* removeCgroup(proc)
-          // Everything is stopped: the watcher is not needed (and must not act on a reused pid).
-          proc.watcher?.kill("SIGKILL")
+          // Everything is stopped: the watcher must not act on the run (its pid may be reused).
+          proc.unwatch?.()
         })
     )
   }

@@ -4,6 +4,7 @@
 // is a `sleep` with a unique argument, counted in /proc.
 import { type ChildProcess, spawn } from "node:child_process"
 import {
+  existsSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -17,6 +18,7 @@ import * as NodePath from "node:path"
 import { afterEach, assert, describe, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Cgroup from "../src/internal/cgroup.ts"
+import * as Watcher from "../src/internal/watcher.ts"
 import * as Sandbox from "../src/Sandbox.ts"
 import * as ShellProcess from "../src/ShellProcess.ts"
 
@@ -257,5 +259,70 @@ describe("kill -9 of Gatehouse mid-command", () => {
       console.log("kill -9 of Gatehouse (PID namespace): processes left", left)
       assert.strictEqual(left, 0)
     })
+  )
+
+  it.live("with neither: the watcher kills the group and what left it carrying the run's tag", () =>
+    Effect.gen(function* () {
+      const seconds = marker()
+      reap(seconds)
+      const script = NodePath.resolve(import.meta.dirname, "fixtures", "hold-run.ts")
+      const child: ChildProcess = spawn(
+        process.execPath,
+        [script, "none", `setsid sleep ${seconds} & sleep ${seconds} & echo started; wait`],
+        { cwd: dir, stdio: ["ignore", "pipe", "inherit"] }
+      )
+      cleanup.push(() => child.kill("SIGKILL"))
+      yield* Effect.promise(
+        () =>
+          new Promise<void>((resolve) => {
+            child.stdout!.on("data", (chunk: Buffer) => {
+              if (chunk.toString().includes("started")) resolve()
+            })
+          })
+      )
+      let started = 0
+      for (let i = 0; i < 100 && started < 2; i++) {
+        started = sleepers(seconds).length
+        if (started < 2) yield* Effect.sleep(30)
+      }
+      assert.strictEqual(started, 2)
+      child.kill("SIGKILL")
+      let left = started
+      for (let i = 0; i < 60 && left > 0; i++) {
+        yield* Effect.sleep(50)
+        left = sleepers(seconds).length
+      }
+      assert.strictEqual(left, 0)
+    })
+  )
+})
+
+describe("the watcher", () => {
+  it.live(
+    "one serves every run of a process; a run that ended is out of its care; a dead one is replaced",
+    () =>
+      Effect.gen(function* () {
+        const first = Watcher.watch("aaaa", 2_000_000_001, undefined)!
+        const second = Watcher.watch("bbbb", 2_000_000_002, "/nonexistent/cgroup")!
+        const { pid, folder } = Watcher.current()
+        assert.isDefined(pid)
+        assert.deepStrictEqual(readdirSync(folder!).sort(), ["run-aaaa", "run-bbbb"])
+        assert.strictEqual(
+          readFileSync(NodePath.join(folder!, "run-bbbb"), "utf8"),
+          "2000000002 /nonexistent/cgroup\n"
+        )
+        first()
+        assert.deepStrictEqual(readdirSync(folder!), ["run-bbbb"])
+        // Killed by someone: the next run starts another, on the same folder (it covers bbbb too).
+        process.kill(pid!, "SIGKILL")
+        for (let i = 0; i < 100 && Watcher.current().pid !== undefined; i++) yield* Effect.sleep(10)
+        const third = Watcher.watch("cccc", 2_000_000_003, undefined)!
+        assert.notStrictEqual(Watcher.current().pid, pid)
+        assert.strictEqual(Watcher.current().folder, folder)
+        second()
+        third()
+        assert.deepStrictEqual(readdirSync(folder!), [])
+        assert.isTrue(existsSync(folder!))
+      })
   )
 })
