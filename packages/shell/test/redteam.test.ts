@@ -806,4 +806,38 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "cat $PWD/notes.txt", block: USER, expect: "allow" },
     { command: "cd src && ls $PWD", block: USER, expect: "allow" }
   ])
+
+  cases("cd and pushd options: `--` ends them, one not understood leaves the directory unknown", [
+    // `--` was read as a directory named `--`, so the real target was never judged.
+    { command: "cd -- /root/.ssh && cat id_rsa", block: BUILTIN, expect: "ask" },
+    { command: "cd -- /etc && cat shadow", block: BUILTIN, expect: "ask" },
+    { command: "cd -- /root && echo x > notes.txt", block: BUILTIN, expect: "ask" },
+    { command: "cd -- .git; echo x > config", block: BUILTIN, expect: "ask" },
+    { command: "cd -L -- /root/.ssh && cat id_rsa", block: BUILTIN, expect: "ask" },
+    { command: "pushd -- /root/.ssh && cat id_rsa", block: BUILTIN, expect: "ask" },
+    { command: `cd -P -- ${project.outside} && cat secret.txt`, block: BUILTIN, expect: "ask" },
+    { command: "cd -x .git; echo x > config", block: BUILTIN, expect: "ask" },
+    { command: "pushd -L .git; echo x > config", block: BUILTIN, expect: "ask" },
+    // `pushd -n` only stacks the directory; the `popd` after it enters it.
+    { command: "pushd -n .git; popd; echo x > config", block: BUILTIN, expect: "ask" },
+    { command: "pushd +1; echo x > config", block: BUILTIN, expect: "ask" },
+    // Push-Location -StackName takes a value: the directory is the word after it.
+    {
+      command: "Push-Location -StackName s .git; Write-Output x > config",
+      block: BUILTIN,
+      dialect: ps,
+      expect: "ask"
+    },
+    {
+      command: "Set-Location -Bogus .git; Write-Output x > config",
+      block: BUILTIN,
+      dialect: ps,
+      expect: "ask"
+    },
+    { command: "cd -- src && cat index.ts", block: BUILTIN, expect: "allow" },
+    { command: "cd -P src && cat index.ts", block: BUILTIN, expect: "allow" },
+    { command: "pushd -- src && cat index.ts", block: BUILTIN, expect: "allow" },
+    { command: "Set-Location -Path src; Get-Content index.ts", block: BUILTIN, dialect: ps, expect: "allow" }
+  ])
+
 })
