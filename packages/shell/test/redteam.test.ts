@@ -61,6 +61,8 @@ const DENY_RM = { bash: { "*": "allow", "rm *": "deny" } }
 const DENY_RM_ID = { bash: { "*": "allow", "rm *": "deny", id: "deny" } }
 /** Every command allowed, nothing under src/ written. */
 const EDIT_SRC = { bash: { "*": "allow" }, edit: { "*": "allow", "src/*": "deny" } }
+/** Every command allowed, nothing under .git/ written. */
+const EDIT_GIT = { bash: { "*": "allow" }, edit: { "*": "allow", ".git/*": "deny" } }
 /** No configuration: opencode's defaults (gate-support's), which allow every command. */
 const NONE = {}
 /** Gatehouse's built-in defaults (`Defaults.ruleset`): only what the gate vouches harmless runs. */
@@ -838,6 +840,20 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "cd -P src && cat index.ts", block: BUILTIN, expect: "allow" },
     { command: "pushd -- src && cat index.ts", block: BUILTIN, expect: "allow" },
     { command: "Set-Location -Path src; Get-Content index.ts", block: BUILTIN, dialect: ps, expect: "allow" }
+  ])
+
+  cases("bash's `time` (and `builtin`, `command`) run cd in the current shell: it moves what follows", [
+    // `time cd .git` was judged as a cd in a child, so `config` stayed at the project root.
+    { command: "time cd .git; echo x > config", block: BUILTIN, expect: "ask" },
+    { command: "time -p cd .git; echo x > config", block: BUILTIN, expect: "ask" },
+    { command: "time -- pushd .git; echo x > config", block: BUILTIN, expect: "ask" },
+    { command: `time cd ${project.outside}; cat secret.txt`, block: BUILTIN, expect: "ask" },
+    { command: "builtin cd .git; echo x > config", block: EDIT_GIT, expect: "deny" },
+    { command: "command cd .git; echo x > config", block: EDIT_GIT, expect: "deny" },
+    // Other wrappers run /usr/bin/cd in a child: the directory stays.
+    { command: "nice cd .git; echo x > config", block: BUILTIN, expect: "allow" },
+    { command: "time cd src; cat index.ts", block: BUILTIN, expect: "allow" },
+    { command: "time ls src", block: BUILTIN, expect: "allow" }
   ])
 
 })
