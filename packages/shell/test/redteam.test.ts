@@ -856,4 +856,24 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "time ls src", block: BUILTIN, expect: "allow" }
   ])
 
+  cases("loops and expansions that assign PWD, HOME, IFS, PATH like `NAME=word`", [
+    // `for PWD in …` set the variable `$PWD` was read as the working directory through.
+    { command: "for PWD in /root/.ssh; do cat $PWD/id_rsa; done", block: BUILTIN, expect: "ask" },
+    { command: "for PWD in /; do cp src/a.ts $PWD/etc/cron.d/x; done", block: BUILTIN, expect: "ask" },
+    { command: "select PWD in /root/.ssh; do cat $PWD/id_rsa; done", block: BUILTIN, expect: "ask" },
+    {
+      command: `for HOME in ${project.root}/.git; do echo x > ~/config; done`,
+      block: BUILTIN,
+      expect: "ask"
+    },
+    { command: "for PWD; do cat $PWD/id_rsa; done", block: BUILTIN, expect: "ask" },
+    { command: "for PATH in .; do ls; done", block: BUILTIN, expect: "ask" },
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell expansion, not a template
+    { command: ": ${PWD:=/root/.ssh}; cat $PWD/id_rsa", block: BUILTIN, expect: "ask" },
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell expansion, not a template
+    { command: "echo ${PWD=/etc}; cat $PWD/shadow", block: BUILTIN, expect: "ask" },
+    { command: "for f in a b; do echo $f; done", block: BUILTIN, expect: "allow" },
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell expansion, not a template
+    { command: "echo ${X:=1} ${PWD:-x}", block: BUILTIN, expect: "allow" }
+  ])
 })
