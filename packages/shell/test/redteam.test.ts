@@ -61,6 +61,8 @@ const DENY_RM = { bash: { "*": "allow", "rm *": "deny" } }
 const DENY_RM_ID = { bash: { "*": "allow", "rm *": "deny", id: "deny" } }
 /** Every command allowed, nothing under src/ written. */
 const EDIT_SRC = { bash: { "*": "allow" }, edit: { "*": "allow", "src/*": "deny" } }
+/** Every command allowed, nothing under .git/ written. */
+const EDIT_GIT = { bash: { "*": "allow" }, edit: { "*": "allow", ".git/*": "deny" } }
 /** No configuration: opencode's defaults (gate-support's), which allow every command. */
 const NONE = {}
 /** Gatehouse's built-in defaults (`Defaults.ruleset`): only what the gate vouches harmless runs. */
@@ -832,5 +834,73 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "BASH_LOADABLES_PATH=. enable -f x y", block: OPEN_READS, expect: "ask" },
     { command: "cat $PWD/notes.txt", block: USER, expect: "allow" },
     { command: "cd src && ls $PWD", block: USER, expect: "allow" }
+  ])
+
+  cases("cd and pushd options: `--` ends them, one not understood leaves the directory unknown", [
+    // `--` was read as a directory named `--`, so the real target was never judged.
+    { command: "cd -- /root/.ssh && cat id_rsa", block: BUILTIN, expect: "ask" },
+    { command: "cd -- /etc && cat shadow", block: BUILTIN, expect: "ask" },
+    { command: "cd -- /root && echo x > notes.txt", block: BUILTIN, expect: "ask" },
+    { command: "cd -- .git; echo x > config", block: BUILTIN, expect: "ask" },
+    { command: "cd -L -- /root/.ssh && cat id_rsa", block: BUILTIN, expect: "ask" },
+    { command: "pushd -- /root/.ssh && cat id_rsa", block: BUILTIN, expect: "ask" },
+    { command: `cd -P -- ${project.outside} && cat secret.txt`, block: BUILTIN, expect: "ask" },
+    { command: "cd -x .git; echo x > config", block: BUILTIN, expect: "ask" },
+    { command: "pushd -L .git; echo x > config", block: BUILTIN, expect: "ask" },
+    // `pushd -n` only stacks the directory; the `popd` after it enters it.
+    { command: "pushd -n .git; popd; echo x > config", block: BUILTIN, expect: "ask" },
+    { command: "pushd +1; echo x > config", block: BUILTIN, expect: "ask" },
+    // Push-Location -StackName takes a value: the directory is the word after it.
+    {
+      command: "Push-Location -StackName s .git; Write-Output x > config",
+      block: BUILTIN,
+      dialect: ps,
+      expect: "ask"
+    },
+    {
+      command: "Set-Location -Bogus .git; Write-Output x > config",
+      block: BUILTIN,
+      dialect: ps,
+      expect: "ask"
+    },
+    { command: "cd -- src && cat index.ts", block: BUILTIN, expect: "allow" },
+    { command: "cd -P src && cat index.ts", block: BUILTIN, expect: "allow" },
+    { command: "pushd -- src && cat index.ts", block: BUILTIN, expect: "allow" },
+    { command: "Set-Location -Path src; Get-Content index.ts", block: BUILTIN, dialect: ps, expect: "allow" }
+  ])
+
+  cases("bash's `time` (and `builtin`, `command`) run cd in the current shell: it moves what follows", [
+    // `time cd .git` was judged as a cd in a child, so `config` stayed at the project root.
+    { command: "time cd .git; echo x > config", block: BUILTIN, expect: "ask" },
+    { command: "time -p cd .git; echo x > config", block: BUILTIN, expect: "ask" },
+    { command: "time -- pushd .git; echo x > config", block: BUILTIN, expect: "ask" },
+    { command: `time cd ${project.outside}; cat secret.txt`, block: BUILTIN, expect: "ask" },
+    { command: "builtin cd .git; echo x > config", block: EDIT_GIT, expect: "deny" },
+    { command: "command cd .git; echo x > config", block: EDIT_GIT, expect: "deny" },
+    // Other wrappers run /usr/bin/cd in a child: the directory stays.
+    { command: "nice cd .git; echo x > config", block: BUILTIN, expect: "allow" },
+    { command: "time cd src; cat index.ts", block: BUILTIN, expect: "allow" },
+    { command: "time ls src", block: BUILTIN, expect: "allow" }
+  ])
+
+  cases("loops and expansions that assign PWD, HOME, IFS, PATH like `NAME=word`", [
+    // `for PWD in …` set the variable `$PWD` was read as the working directory through.
+    { command: "for PWD in /root/.ssh; do cat $PWD/id_rsa; done", block: BUILTIN, expect: "ask" },
+    { command: "for PWD in /; do cp src/a.ts $PWD/etc/cron.d/x; done", block: BUILTIN, expect: "ask" },
+    { command: "select PWD in /root/.ssh; do cat $PWD/id_rsa; done", block: BUILTIN, expect: "ask" },
+    {
+      command: `for HOME in ${project.root}/.git; do echo x > ~/config; done`,
+      block: BUILTIN,
+      expect: "ask"
+    },
+    { command: "for PWD; do cat $PWD/id_rsa; done", block: BUILTIN, expect: "ask" },
+    { command: "for PATH in .; do ls; done", block: BUILTIN, expect: "ask" },
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell expansion, not a template
+    { command: ": ${PWD:=/root/.ssh}; cat $PWD/id_rsa", block: BUILTIN, expect: "ask" },
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell expansion, not a template
+    { command: "echo ${PWD=/etc}; cat $PWD/shadow", block: BUILTIN, expect: "ask" },
+    { command: "for f in a b; do echo $f; done", block: BUILTIN, expect: "allow" },
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell expansion, not a template
+    { command: "echo ${X:=1} ${PWD:-x}", block: BUILTIN, expect: "allow" }
   ])
 })

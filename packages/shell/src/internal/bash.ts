@@ -154,6 +154,24 @@ const visit = (node: SyntaxNode, ctx: Context): void => {
       visitChildren(node, ctx)
       return
     }
+    case "for_statement": {
+      // `for NAME in WORDS` (and `select`) assigns NAME each word in turn, as `NAME=word`
+      // does; with no `in`, the positional parameters.
+      const variable = node.childForFieldName("variable")
+      if (variable !== null) {
+        const values = node.childrenForFieldName("value")
+        const words = values.length > 0 ? values.map((v) => wordOf(v, ctx, true)) : [runTimeWord('"$@"')]
+        ctx.out.commands.push({
+          source: `${variable.text}=${values.map((v) => v.text).join(" ")}`,
+          assignments: words.map((value) => ({ name: variable.text, value })),
+          words: [],
+          redirects: [],
+          problems: []
+        })
+      }
+      visitChildren(node, ctx)
+      return
+    }
     case "function_definition": {
       const name = node.childForFieldName("name")
       if (name) ctx.out.functions.add(wordOf(name, ctx).value)
@@ -162,6 +180,17 @@ const visit = (node: SyntaxNode, ctx: Context): void => {
     }
     case "expansion": {
       checkExpansion(node, ctx)
+      // `${NAME:=word}` and `${NAME=word}` assign NAME when it is unset (or empty).
+      const name = node.namedChildren[0]
+      if (name?.type === "variable_name" && node.children.some((c) => c.type === ":=" || c.type === "=")) {
+        ctx.out.commands.push({
+          source: node.text,
+          assignments: [{ name: name.text, value: runTimeWord(node.text) }],
+          words: [],
+          redirects: [],
+          problems: []
+        })
+      }
       // `${#x}` is a length, an integer whatever `x` holds.
       const length = ctx.arithmetic > 0 && node.children[1]?.type === "#"
       const outer = ctx.arithmetic
@@ -798,6 +827,14 @@ const knownVariable = (node: SyntaxNode, home: string): string | undefined => {
   if (name === "PWD") return "."
   return undefined
 }
+
+const runTimeWord = (raw: string): Word => ({
+  value: raw,
+  raw,
+  isStatic: false,
+  path: undefined,
+  glob: false
+})
 
 const hasGlobCharacter = (text: string): boolean =>
   text.includes("*") || text.includes("?") || text.includes("[")

@@ -41,17 +41,29 @@ export const changeDirectory = (
   scope: Scope,
   leading: boolean
 ): void => {
-  const args = words
-    .slice(1)
-    .filter((w) => !(w.parameter || (/^-[LPe@]+$/.test(w.value) && key !== "pop-location")))
-  if (key === "popd" || key === "pop-location") {
+  const ps = key === "set-location" || key === "push-location" || key === "pop-location"
+  const operands = ps ? locationOperands(words) : directoryOperands(key, words)
+  if (typeof operands === "string") {
+    // The builtin refuses an option it does not take, or this analysis does not know it:
+    // where later commands run is not followed.
+    scope.unknown = true
+    commandNote(
+      command,
+      "unmodelled",
+      `${words[0]!.value}: option \`${operands}\` is not understood, so where later commands run is unknown`
+    )
+    return
+  }
+  const target = operands[0]
+  const rotates =
+    !ps && target !== undefined && /^[+-]\d+$/.test(target.value) && key !== "cd" && key !== "chdir"
+  if (key === "popd" || key === "pop-location" || rotates) {
     // Returns to a directory this text already moved from: the set already holds it.
     if (!env.seen.has("pushd"))
       commandNote(command, "unmodelled", `${words[0]!.value} returns to a directory set before this command`)
     return
   }
   if (key === "pushd" || key === "push-location") env.seen.add("pushd")
-  const target = args[0]
   if (!target) {
     if (key === "cd" || key === "chdir" || key === "set-location")
       enterDirectory(env, command, staticWord(env.home()), scope, key)
@@ -62,8 +74,72 @@ export const changeDirectory = (
       commandNote(command, "unmodelled", "`cd -` returns to a directory set before this command")
     return
   }
-  if (/^[+-]\d+$/.test(target.value) && (key === "pushd" || key === "popd")) return
   enterDirectory(env, command, target, scope, key, leading)
+}
+
+// bash's `cd [-L|-P [-e]] [-@] [--] [dir]`, `pushd [-n] [--] [+N|-N|dir]` and `popd [-n]
+// [+N|-N]`: the operands after the options, or the first option not among them. `pushd -n`
+// only adds to the stack, which a later `popd` enters: its directory counts like a move.
+const directoryOperands = (key: string, words: ReadonlyArray<Word>): ReadonlyArray<Word> | string => {
+  const options = key === "cd" || key === "chdir" ? /^-[LPe@]+$/ : /^-n$/
+  for (let i = 1; i < words.length; i++) {
+    const text = words[i]!.value
+    if (text === "--") return words.slice(i + 1)
+    if (!words[i]!.isStatic || text === "-" || !text.startsWith("-")) return words.slice(i)
+    if (key !== "cd" && key !== "chdir" && /^-\d+$/.test(text)) return words.slice(i)
+    if (!options.test(text)) return text
+  }
+  return []
+}
+
+// Set-Location / Push-Location / Pop-Location parameters, by the unique prefix PowerShell
+// accepts: `-Path` and `-LiteralPath` name the target, the other valued ones take a value
+// that is not a directory (`-StackName`), switches take none.
+const LOCATION_PARAMETERS: ReadonlyMap<string, "target" | "value" | "switch"> = new Map([
+  ["-path", "target"],
+  ["-literalpath", "target"],
+  ["-pspath", "target"],
+  ["-lp", "target"],
+  ["-stackname", "value"],
+  ["-passthru", "switch"],
+  ["-verbose", "switch"],
+  ["-debug", "switch"],
+  ["-erroraction", "value"],
+  ["-warningaction", "value"],
+  ["-informationaction", "value"],
+  ["-errorvariable", "value"],
+  ["-warningvariable", "value"],
+  ["-informationvariable", "value"],
+  ["-outvariable", "value"],
+  ["-outbuffer", "value"],
+  ["-pipelinevariable", "value"],
+  ["-progressaction", "value"]
+])
+
+const locationOperands = (words: ReadonlyArray<Word>): ReadonlyArray<Word> | string => {
+  const targets: Array<Word> = []
+  const positional: Array<Word> = []
+  for (let i = 1; i < words.length; i++) {
+    const word = words[i]!
+    if (!word.parameter) {
+      positional.push(word)
+      continue
+    }
+    const option = word.value.toLowerCase()
+    if (option === "--") {
+      positional.push(...words.slice(i + 1))
+      break
+    }
+    const matches = [...LOCATION_PARAMETERS.keys()].filter((name) => name.startsWith(option))
+    const kind =
+      LOCATION_PARAMETERS.get(option) ??
+      (matches.length === 1 ? LOCATION_PARAMETERS.get(matches[0]!) : undefined)
+    if (kind === undefined) return word.value
+    if (kind === "switch") continue
+    const value = words[++i]
+    if (kind === "target" && value !== undefined) targets.push(value)
+  }
+  return [...targets, ...positional]
 }
 
 /**

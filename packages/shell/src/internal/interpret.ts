@@ -729,7 +729,8 @@ const childOf = (
   assignments: ReadonlyArray<RawAssignment>,
   scope: Scope,
   via: string,
-  origin: Command["origin"]
+  origin: Command["origin"],
+  shared = false
 ): number | undefined => {
   if (words.length === 0) return undefined
   if (scope.depth >= MAX_DEPTH) {
@@ -743,6 +744,7 @@ const childOf = (
     redirects: [],
     problems: []
   }
+  if (shared) return interpretRaw(env, raw, scope, origin, command.index, via)
   const inner: Scope = { ...scope, cwds: [...scope.cwds], depth: scope.depth + 1 }
   return interpretRaw(env, raw, inner, origin, command.index, via)
 }
@@ -970,7 +972,10 @@ const unwrap = (
   ) {
     commandNote(command, "executes", "sudo runs the command through a shell")
   }
-  const child = childOf(env, command, rest, assignments, inner, key, "wrapped")
+  // bash's `time` keyword and the builtins `builtin`, `command` (and zsh's `noglob`) run
+  // their command in the current shell: `time cd dir` moves the commands after it.
+  const shared = key === "time" || key === "builtin" || key === "command" || key === "noglob"
+  const child = childOf(env, command, rest, assignments, inner, key, "wrapped", shared)
   if (child !== undefined) command.wraps = child
 }
 
