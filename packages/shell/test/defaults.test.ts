@@ -248,6 +248,97 @@ layer(ShellParser.layer)("the built-in defaults", (it) => {
       })
     )
 
+    it.effect(
+      "known-safe programs are read as they read their line: awk code, long-option prefixes, cp links, outputs",
+      () =>
+        Effect.gen(function* () {
+          const asks = [
+            // awk: a `;` or `}` in a string does not end a print; ARGV, @-calls, close
+            'awk \'BEGIN { print "touch /tmp/pwn;" | "sh" }\'',
+            'awk \'BEGIN { print "x;" > "/root/.bashrc" }\'',
+            "awk 'BEGIN { ARGV[1] = \"/root/.npmrc\"; ARGC = 2 } { print }'",
+            'awk \'BEGIN { f = "sys" "tem"; @f("touch /tmp/pwn") }\'',
+            'awk \'BEGIN { printf "}" | "sh" }\'',
+            'awk \'/;}/ { print "x" | "sh" }\' README.md',
+            'awk \'/"/ { print "a" | "sh" }\' README.md',
+            "awk 'BEGIN { \"date;\" | getline d }'",
+            'awk \'BEGIN { ENVIRON["PATH"] = "/tmp" }\'',
+            "awk '{ ARGV[ARGC++] = \".env\" }' README.md",
+            "awk 'BEGIN { @load \"filefuncs\" }'",
+            "awk 'BEGIN { close(\"sh\") }'",
+            "awk 'BEGIN { SYMTAB[\"ARGC\"] = 2 }'",
+            "awk 'BEGIN { x = \"a\" / 2; system(y); z = 1 / 2 }'",
+            // a GNU long option written as any unambiguous prefix
+            "sed --expr='1e touch /tmp/pwn' README.md",
+            "sed --in-pl 's/^/x/' .git/config",
+            "sed --i 's/^/x/' .git/config",
+            "sed --fi=src/s.sed README.md",
+            "sed --s -n 1p README.md",
+            "sort --out=.git/config README.md",
+            "sort --outp .git/hooks/pre-commit README.md",
+            "cp --target=.git/hooks README.md",
+            "mv --targ .git/hooks README.md",
+            // cp making links, as ln does
+            "cp -l .git/config src/c && echo x > src/c",
+            `cp -s ${project.root}/.git/config src/l && echo x > src/l`,
+            "cp -al .git src/g",
+            "cp -rs .git src/g",
+            "cp --li .git/config src/c",
+            "cp --symbolic-link .git/config src/c",
+            // outputs named by operands and options
+            "uniq README.md .git/config",
+            "uniq -f 1 README.md .git/hooks/pre-commit",
+            "xxd -r -p README.md .git/config",
+            "xxd -l 16 README.md .git/config",
+            "tsc --outFile .git/config src/a.ts",
+            "tsc --declarationDir .git/hooks src/a.ts",
+            "tsc -outDir .git src/a.ts",
+            "tsc --OUTFILE .git/config src/a.ts",
+            "tsc --out .git/config src/a.ts",
+            "nice -n 5 uniq README.md .git/config",
+            "timeout 5 xxd -r -p README.md .git/config",
+            "time tsc --outFile .git/config src/a.ts",
+            "nice -n 5 sed --in-pl 's/^/x/' .git/config",
+            // the system clock
+            "date -s '2020-01-01'",
+            "date --set=2020-01-01",
+            "date --se 2020-01-01",
+            "date -us 2020-01-01",
+            "timeout 5 date --set 2020-01-01"
+          ]
+          const passed: Array<string> = []
+          for (const command of asks) {
+            const verdict = yield* judge(command, { block: { external_directory: "allow" } })
+            if (bashOf(verdict).decision === "allow" || verdict.decision === "allow") passed.push(command)
+          }
+          assert.deepStrictEqual(passed, [])
+          for (const command of [
+            "awk '{print $1}' README.md",
+            "awk '$3 > 100 {print $1}' README.md",
+            "awk -F, '{ print $2 \";\" $1 }' README.md",
+            "awk '{ print ($1 > 2) }' README.md",
+            "awk '/a;}|b/ { n++ } END { print n }' README.md",
+            "awk '{ print $1 / 2, $2 / 3 }' README.md",
+            "awk 'BEGIN { print ENVIRON[\"HOME\"] }'",
+            "awk '{ print } # not code: | \"sh\"' README.md",
+            "sed --quiet --expression='s/a/b/' README.md",
+            "sort --rev --out=build/sorted README.md",
+            "cp -a src build/src",
+            "cp --recursive src build/src",
+            "uniq -c README.md",
+            "uniq README.md build/uniq.txt",
+            "xxd -l 16 README.md",
+            "tsc --noEmit",
+            "tsc --outDir build src/a.ts",
+            "date -d yesterday +%s",
+            "date -u"
+          ]) {
+            const verdict = yield* judge(command)
+            assert.strictEqual(verdict.decision, "allow", command)
+          }
+        })
+    )
+
     it.effect("in PowerShell too: cmdlets that only read run; removal, iex of a download and RunAs ask", () =>
       Effect.gen(function* () {
         const powershell = { dialect: "powershell" as const, block: { external_directory: "allow" } }

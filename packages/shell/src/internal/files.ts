@@ -579,6 +579,11 @@ export const argumentPaths = (
         continue
       }
       if (option === "-t" || option === "--target-directory") targetDirectory = true
+      if (eq === null && Programs.WRITES_SECOND.get(key)?.includes(option)) {
+        // `uniq -f 1 in out`: the value is not an operand.
+        i++
+        continue
+      }
       const glued = eq === null && key !== "git" ? gluedShortValue(text, writeOptions) : undefined
       if (glued !== undefined && !writeOptions.includes(option)) {
         // `sort -o/tmp/x`, `curl -sSo/tmp/x`: a short option's value glued to it or to the
@@ -685,6 +690,7 @@ export const argumentPaths = (
     )
       access = "write"
     else if (key === "mv") access = "write"
+    else if (Programs.WRITES_SECOND.has(key) && index === 1) access = "write"
     touch(env, command, word, access, "argument", scope)
   })
   if (follows) followedLinks(env, command)

@@ -13,6 +13,7 @@ import {
   followedLinks,
   touch
 } from "./files.ts"
+import * as LongOptions from "./longOptions.ts"
 import type { RawAssignment, RawCommand, RawRedirect, WalkResult, Word } from "./model.ts"
 import { staticWord } from "./model.ts"
 import * as Operands from "./operands.ts"
@@ -228,6 +229,14 @@ const expandWords = (
 
 // `New-Item -ItemType SymbolicLink | HardLink | Junction`: any item type but a plain file or
 // directory (`-Type` is its alias; `-ItemType:X` is one word).
+// `cp -l`/`-s` (alone or in a cluster such as `-al`), `--link`, `--symbolic-link`.
+const copiesAsLinks = (words: ReadonlyArray<Word>): boolean => {
+  const end = words.findIndex((w) => w.isStatic && w.value === "--")
+  return words
+    .slice(1, end === -1 ? undefined : end)
+    .some((w) => /^-[A-Za-z]*[ls]/.test(w.value) || w.value === "--link" || w.value === "--symbolic-link")
+}
+
 const createsLink = (words: ReadonlyArray<Word>): boolean =>
   words.some((w, i) => {
     if (!w.parameter) return false
@@ -448,15 +457,37 @@ const interpretWords = (
     }
   }
 
-  if (key === "ln" || key === "link" || (key === "new-item" && createsLink(words))) env.links.push(command)
+  // GNU long options by any unambiguous prefix (`--in-pl`), read from here on by full name.
+  const long = LongOptions.expand(key, args)
+  if (long.unknown.length > 0)
+    commandNote(
+      command,
+      "unmodelled",
+      `${program} ${long.unknown.join(" ")}: not a long option it is known to have, or a prefix of several`
+    )
+  args = long.words
+  const line = form === undefined ? long.words : words
+  if (key === "cp" && copiesAsLinks(args))
+    commandNote(
+      command,
+      "unmodelled",
+      `${program} -l/-s makes links, as ln does: a write through one later lands where it points`
+    )
+  if (
+    key === "ln" ||
+    key === "link" ||
+    (key === "cp" && copiesAsLinks(args)) ||
+    (key === "new-item" && createsLink(words))
+  )
+    env.links.push(command)
   if (ps && (key === "set-item" || key === "new-item" || key === "set-content" || key === "add-content"))
     environmentItem(env, command, args, inner)
   const handled = special(env, command, key, args, inner)
   if (handled) return
   const sink = sinkFor(env, command, inner)
-  Risks.check(key, words, sink)
-  Operands.check(key, words, sink)
-  Operands.programFromInput(key, words, sink, env.stdinText.has(command.index))
+  Risks.check(key, line, sink)
+  Operands.check(key, line, sink)
+  Operands.programFromInput(key, line, sink, env.stdinText.has(command.index))
   if (Runners.CHECKED.has(key)) Runners.check(key, words, args, opsFor(env, command, key, inner))
   if (!Programs.isModelled(key, ps)) backstop(command, program, args)
   argumentPaths(env, command, key, args, inner)

@@ -8,7 +8,7 @@ import { PLAIN_PROGRAMS } from "./plainPrograms.ts"
 import { isGadgetVariable } from "./programs.ts"
 import type { Sink } from "./risks.ts"
 
-type Access = "read" | "write" | "runs"
+type Access = "read" | "write" | "runs" | "clock"
 
 interface Spec {
   /** Long options by full name; an unambiguous prefix of at least `minimum` characters counts (getopt_long). */
@@ -18,7 +18,16 @@ interface Spec {
 }
 
 const SPECS: ReadonlyMap<string, Spec> = new Map<string, Spec>([
-  ["date", { long: [["--file", "read", 3]], short: { f: "read" } }],
+  [
+    "date",
+    {
+      long: [
+        ["--file", "read", 3],
+        ["--set", "clock", 3]
+      ],
+      short: { f: "read", s: "clock" }
+    }
+  ],
   ["wc", { long: [["--files0-from", "read", 3]], short: {} }],
   [
     "du",
@@ -120,6 +129,10 @@ const optionFile = (
 ) => {
   if (access === "runs") {
     opaque(sink, `${name} ${option} runs the program it names`)
+    return
+  }
+  if (access === "clock") {
+    sink.note("destructive", `${name} ${option} sets the system clock`)
     return
   }
   if (value === undefined) return

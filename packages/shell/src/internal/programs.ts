@@ -1400,6 +1400,15 @@ export const WRITES_ALL: ReadonlySet<string> = new Set([
 /** Programs that write their last file operand (the destination). */
 export const WRITES_LAST: ReadonlySet<string> = new Set(["cp", "install", "ln", "rsync", "scp", "copy-item"])
 
+/**
+ * Programs whose second operand is the file they write (`uniq in out`, `xxd in out`), with
+ * their options that take the next word as their value.
+ */
+export const WRITES_SECOND: ReadonlyMap<string, ReadonlyArray<string>> = new Map([
+  ["uniq", ["-f", "-s", "-w", "--skip-fields", "--skip-chars", "--check-chars"]],
+  ["xxd", ["-c", "-cols", "-g", "-groupsize", "-l", "-len", "-n", "-name", "-o", "-offset", "-s", "-seek"]]
+])
+
 /** Per program, options whose value is a file the program writes. */
 export const WRITE_OPTIONS: ReadonlyMap<string, ReadonlyArray<string>> = new Map([
   [
@@ -1459,6 +1468,18 @@ export const WRITE_OPTIONS: ReadonlyMap<string, ReadonlyArray<string>> = new Map
   ["ssh-keygen", ["-f"]],
   ["sqlite3", []],
   ["time", ["-o", "--output"]],
+  [
+    "tsc",
+    [
+      "--outDir",
+      "--outFile",
+      "--out",
+      "--declarationDir",
+      "--tsBuildInfoFile",
+      "--generateCpuProfile",
+      "--generateTrace"
+    ]
+  ],
   ["strace", ["-o", "--output"]],
   ["script", []],
   ["invoke-webrequest", ["-outfile"]],

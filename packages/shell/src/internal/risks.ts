@@ -431,36 +431,147 @@ const awk = (name: string, words: ReadonlyArray<Word>, sink: Sink): void => {
     return
   }
   const program = programs.join("\n")
-  if (/@\s*(include|load)\b/.test(program))
-    opaque(sink, `${name} @include/@load runs code from a file its program names`)
+  const code = awkCode(program)
+  if (code === undefined) {
+    opaque(sink, `${name} has a program whose strings or regular expressions are not read here`)
+    return
+  }
+  // A literal string at `index` of the program (the code there is a blanked string).
+  const literal = (index: number): string | undefined => {
+    const match = /^\s*"/.exec(code.slice(index))
+    if (match === null) return undefined
+    const start = index + match[0].length
+    const text = program.slice(start, code.indexOf('"', start))
+    return text.includes("\\") ? undefined : text
+  }
+  // gawk's `@f()` calls the function a string names, `@load` loads a shared object,
+  // `@include` a source file.
+  if (code.includes("@"))
+    opaque(sink, `${name} @: an indirect call, @load or @include runs code not visible here`)
+  // Files assigned to ARGV are read as input (and ENVIRON passes on to what it runs):
+  // any use of ARGV, ARGC or gawk's SYMTAB (which assigns variables by name), and an
+  // ENVIRON other than a plain read, is not modelled.
+  for (const use of code.matchAll(/\b(ARGV|ARGC|SYMTAB|ENVIRON)\b/g)) {
+    const before = code.slice(0, use.index)
+    const after = code.slice(use.index + use[0].length)
+    const subscript = /^\s*\[[^\][]*\]/.exec(after)
+    const plainRead =
+      use[1] === "ENVIRON" &&
+      subscript !== null &&
+      !/(\+\+|--|,|\bdelete|\bgetline|\bsplit\s*\()\s*$/.test(before) &&
+      !/^\s*(=(?!=)|[-+*/%^]=|\+\+|--)/.test(after.slice(subscript[0].length))
+    if (!plainRead)
+      sink.note("unmodelled", `${name} uses ${use[1]}, which can change what it reads or passes on`)
+  }
+  if (/\b(close|fflush)\s*\(\s*[^\s)]/.test(code))
+    sink.note("unmodelled", `${name} closes or flushes a file or command its program names`)
   // `getline < "file"` reads that file; a file the program computes may be any.
-  for (const read of program.matchAll(/\bgetline\b[^;}<|]*<\s*([^;}]*)/g)) {
-    const target = /^\s*"((?:[^"\\]|\\.)*)"/.exec(read[1]!)
-    if (target !== null && !target[1]!.includes("\\")) sink.path(target[1]!, "read")
+  for (const read of code.matchAll(/\bgetline\b[^;}<|\n]*<\s*/g)) {
+    const target = literal(read.index + read[0].length)
+    if (target !== undefined) sink.path(target, "read")
     else sink.note("unmodelled", `${name} reads a file its program computes (getline < …)`)
   }
-  const calls = [...program.matchAll(/\bsystem\s*\(/g)].length
+  const calls = [...code.matchAll(/\bsystem\s*\(/g)]
+  // A print statement runs to its `;`, `}` or line end; `>` and `|` inside parentheses are
+  // comparisons and logic, outside them a redirection.
+  const statements = [...code.matchAll(/\bprintf?\b[^;}\n]*/g)].map((m) => {
+    let text = m[0]
+    for (let last = ""; last !== text; ) {
+      last = text
+      text = text.replace(/\([^()]*\)/g, (group) => " ".repeat(group.length))
+    }
+    return { index: m.index, text }
+  })
   const pipes =
-    /\|\s*&?\s*getline/.test(program) || /\|&/.test(program) || /\bprint[f]?\b[^;}]*\|/.test(program)
-  if (calls > 0 || pipes) {
-    const literal = [...program.matchAll(/\bsystem\s*\(\s*"((?:[^"\\]|\\.)*)"\s*\)/g)]
-    for (const match of literal) sink.text(match[1]!, "bash", `${name} system()`)
-    if (pipes || literal.length < calls)
+    /\|\s*&?\s*getline/.test(code) || /\|&/.test(code) || statements.some((s) => s.text.includes("|"))
+  if (calls.length > 0 || pipes) {
+    let literals = 0
+    for (const call of calls) {
+      const open = call.index + call[0].length
+      const command = literal(open)
+      if (command === undefined || !/^\s*"\s*\)/.test(code.slice(code.indexOf('"', open) + 1))) continue
+      sink.text(command, "bash", `${name} system()`)
+      literals++
+    }
+    if (pipes || literals < calls.length)
       opaque(sink, `${name} runs commands its program builds (system() or a pipe)`)
     else sink.note("executes", `${name} runs commands from its program (system())`)
   }
-  if (/\bprint[f]?\b[^;}]*>/.test(program)) {
+  const writes = statements.filter((s) => s.text.includes(">"))
+  if (writes.length > 0) {
     sink.note("writes", `${name} writes files from its program (print >)`)
     // `print > "file"` writes that file, judged as any path; a target the program
     // computes (`print > $1`) may be anywhere.
-    for (const statement of program.matchAll(/\bprint[f]?\b([^;}]*>[^;}]*)/g)) {
-      const target = /^\s*"((?:[^"\\]|\\.)*)"\s*$/.exec(
-        statement[1]!.slice(statement[1]!.lastIndexOf(">") + 1)
-      )
-      if (target !== null && !target[1]!.includes("\\")) sink.path(target[1]!, "write")
+    for (const statement of writes) {
+      const at = statement.index + statement.text.lastIndexOf(">") + 1
+      const target = literal(at)
+      const whole =
+        target !== undefined &&
+        /^\s*"\s*$/.test(
+          code.slice(code.indexOf('"', code.indexOf('"', at) + 1), statement.index + statement.text.length)
+        )
+      if (target !== undefined && whole) sink.path(target, "write")
       else sink.note("unmodelled", `${name} writes to a file its program computes (print > …)`)
     }
   }
+}
+
+// An awk program with its comments, string literals and regex literals blanked (same length,
+// the quotes and slashes kept), so a `;`, `}`, `|` or `>` inside them is not read as code.
+// A `/` after an operand (a name, a number, `)`, `]`, a string) is division, elsewhere it
+// starts a regex, as in awk's grammar.
+// `undefined` when a literal is not closed on its line or a regex holds `"` or a bracketed
+// `/` (awks lex those differently): what is code is then not known here.
+const awkCode = (program: string): string | undefined => {
+  const text = program.replace(/\\\r?\n/g, (m) => " ".repeat(m.length))
+  let out = ""
+  let i = 0
+  while (i < text.length) {
+    const c = text[i]!
+    if (c === "#") {
+      const end = text.indexOf("\n", i)
+      const stop = end === -1 ? text.length : end
+      out += " ".repeat(stop - i)
+      i = stop
+      continue
+    }
+    const regex =
+      c === "/" &&
+      !/[\w$)\]."/]\s*$|(\+\+|--)\s*$/.test(out.replace(/\b(print|printf|return|case|in|do|else)\s*$/, "("))
+    if (c !== '"' && !regex) {
+      out += c
+      i++
+      continue
+    }
+    let j = i + 1
+    let bracket = false
+    for (; j < text.length; j++) {
+      const d = text[j]!
+      if (d === "\n") return undefined
+      if (d === "\\") {
+        j++
+        continue
+      }
+      if (regex) {
+        // POSIX brackets: `]` first is literal, `[:alpha:]` is a class inside.
+        if (d === '"' || (bracket && d === "/")) return undefined
+        if (!bracket && d === "[") {
+          bracket = true
+          if (text[j + 1] === "^") j++
+          if (text[j + 1] === "]") j++
+        } else if (bracket && d === "[" && /[:.=]/.test(text[j + 1] ?? "")) {
+          const close = text.indexOf(`${text[j + 1]}]`, j + 2)
+          if (close === -1 || /[\n"/]/.test(text.slice(j, close))) return undefined
+          j = close + 1
+        } else if (bracket && d === "]") bracket = false
+        else if (!bracket && d === "/") break
+      } else if (d === '"') break
+    }
+    if (j >= text.length) return undefined
+    out += c + " ".repeat(j - i - 1) + c
+    i = j + 1
+  }
+  return out
 }
 
 const sed = (name: string, words: ReadonlyArray<Word>, sink: Sink): void => {
