@@ -11,6 +11,7 @@ import {
   commandRedirect,
   enterDirectory,
   followedLinks,
+  plantedGitDirectory,
   touch
 } from "./files.ts"
 import type { RawAssignment, RawCommand, RawRedirect, WalkResult, Word } from "./model.ts"
@@ -448,6 +449,7 @@ const interpretWords = (
     }
   }
 
+  if (key === "git" && !scope.remote) plantedGitDirectory(env, command, inner)
   if (key === "ln" || key === "link" || (key === "new-item" && createsLink(words))) env.links.push(command)
   if (ps && (key === "set-item" || key === "new-item" || key === "set-content" || key === "add-content"))
     environmentItem(env, command, args, inner)
