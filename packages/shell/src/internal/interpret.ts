@@ -11,6 +11,7 @@ import {
   commandRedirect,
   enterDirectory,
   followedLinks,
+  plantedGitDirectory,
   touch
 } from "./files.ts"
 import * as LongOptions from "./longOptions.ts"
@@ -480,6 +481,7 @@ const interpretWords = (
     (key === "new-item" && createsLink(words))
   )
     env.links.push(command)
+  if (key === "git" && !scope.remote) plantedGitDirectory(env, command, inner)
   if (ps && (key === "set-item" || key === "new-item" || key === "set-content" || key === "add-content"))
     environmentItem(env, command, args, inner)
   const handled = special(env, command, key, args, inner)
@@ -775,7 +777,14 @@ const childOf = (
     redirects: [],
     problems: []
   }
-  if (shared) return interpretRaw(env, raw, scope, origin, command.index, via)
+  if (shared) {
+    // The same directories (one array: a `cd` inside moves the commands after it) one level
+    // deeper, so `time time … cd` is bounded like any nesting.
+    const same: Scope = { ...scope, depth: scope.depth + 1 }
+    const index = interpretRaw(env, raw, same, origin, command.index, via)
+    if (same.unknown) scope.unknown = true
+    return index
+  }
   const inner: Scope = { ...scope, cwds: [...scope.cwds], depth: scope.depth + 1 }
   return interpretRaw(env, raw, inner, origin, command.index, via)
 }

@@ -1458,6 +1458,7 @@ export const WRITE_OPTIONS: ReadonlyMap<string, ReadonlyArray<string>> = new Map
   ["cc", ["-o"]],
   ["clang", ["-o"]],
   ["g++", ["-o"]],
+  ["go", ["-o"]],
   ["tar", ["-f", "--file"]],
   ["zip", []],
   ["split", []],
@@ -1583,12 +1584,24 @@ export const readsDirectoryContents = (
   argv: ReadonlyArray<string>
 ): "all" | "visible" | undefined => {
   if (GREP_PROGRAMS.has(key)) return parseGrepArgv(argv).recursive ? "all" : undefined
+  if (key === "git") return gitSubcommand(argv) === "grep" ? "all" : undefined
   const flags = RECURSIVE_FLAGS.get(key)
   if (flags !== undefined) return argv.slice(1).some((word) => flags.test(word)) ? "all" : undefined
   if (!TREE_READERS.has(key)) return undefined
   const hidden = SKIPS_HIDDEN.get(key)
   if (key === "rg" && rgUnrestricted(argv) >= 2) return "all"
   return hidden !== undefined && !argv.slice(1).some((word) => hidden.test(word)) ? "visible" : "all"
+}
+
+// git's global options that take the next word as their value.
+const GIT_VALUED =
+  /^(-C|-c|--git-dir|--work-tree|--namespace|--super-prefix|--config-env|--exec-path|--attr-source)$/
+const gitSubcommand = (argv: ReadonlyArray<string>): string | undefined => {
+  for (let i = 1; i < argv.length; i++) {
+    if (GIT_VALUED.test(argv[i]!)) i++
+    else if (!argv[i]!.startsWith("-")) return argv[i]
+  }
+  return undefined
 }
 
 // rg counts -u across words and clusters (`-u -u`, `-uL -u` are -uu: hidden files too), and
@@ -1696,6 +1709,7 @@ export const LINK_FOLLOWERS: ReadonlySet<string> = new Set([
   "egrep",
   "fgrep",
   "rg",
+  "ag",
   "tar",
   "cp",
   "rsync",
@@ -1723,6 +1737,8 @@ export const followsLinks = (key: string, argv: ReadonlyArray<string>): boolean 
       return parseGrepArgv(argv).dereference
     case "rg":
       return has(/^(-[a-zA-Z.]*L[a-zA-Z.]*|--follow)$/)
+    case "ag":
+      return has(/^(-[a-zA-Z]*f[a-zA-Z]*|--fo(l(l(o(w)?)?)?)?)$/)
     case "tar":
       return has(/^(-[a-zA-Z]*h[a-zA-Z]*|--dereference)$/) || /^[a-zA-Z]*h[a-zA-Z]*$/.test(args[0] ?? "")
     case "cp":

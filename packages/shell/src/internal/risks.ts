@@ -134,6 +134,15 @@ export const check = (key: string, words: ReadonlyArray<Word>, sink: Sink): void
         sink.note("executes", "rg --search-zip runs decompression programs")
       }
       return
+    case "ag":
+      // getopt_long: `--pag` is --pager, which ag starts through a shell.
+      args.forEach((a, i) => {
+        if (!/^--pag(e(r)?)?(=|$)/.test(a)) return
+        sink.note("executes", "ag --pager runs a program")
+        const program = optionValue(args, i)
+        if (program) sink.text(program, "bash", "ag --pager")
+      })
+      return
     case "tar":
       args.forEach((a, i) => {
         const option =
@@ -792,6 +801,15 @@ const git = (name: string, words: ReadonlyArray<Word>, sink: Sink): void => {
     if (a === "--exec-path" || a.startsWith("--exec-path=")) {
       opaque(sink, `${name} --exec-path runs git programs from another directory`)
     }
+    // A repository named here, not found from where git runs, is one the edit rules never
+    // judged: its configuration (core.fsmonitor, core.pager, diff.external) may run programs,
+    // as with GIT_DIR. `--bare` makes the working directory itself that repository.
+    const repository = /^--(git-dir|work-tree|bare)(?==|$)/.exec(a)
+    if (repository)
+      sink.note(
+        "executes",
+        `${name} --${repository[1]} uses a repository whose configuration can run programs`
+      )
     if (
       a === "-C" ||
       a === "--git-dir" ||

@@ -947,6 +947,7 @@ const GIT_OBJECT_READERS: ReadonlySet<string> = new Set([
  */
 const gitObjectPaths = (args: ReadonlyArray<Word>, ops: Ops): void => {
   if (!GIT_OBJECT_READERS.has(args[1]?.value ?? "")) return
+  gitPathspecGlobs(args, ops)
   const read = (path: string): void => {
     if (path === "" || path.startsWith("/")) return
     const file = /^\.\.?\//.test(path) ? path : `${ops.projectRoot}/${path}`
@@ -970,6 +971,35 @@ const gitObjectPaths = (args: ReadonlyArray<Word>, ops: Ops): void => {
     // `REV:path`, `:path`, `:N:path`; not `:/message` (a commit found by its message).
     const object = /^(?::[0-3]:|[^:]*:)(?!\/)(.+)$/s.exec(text)
     if (object && !text.includes("://")) read(object[1]!)
+  }
+}
+
+// Options of the reading subcommands whose value is the next word (a pattern, a format, an
+// author), not a pathspec.
+const GIT_VALUED_OPTIONS =
+  /^(-e|-f|-n|-m|-A|-B|-C|-S|-G|-O|--grep|--author|--committer|--format|--pretty|--since|--until|--after|--before|--max-count|--skip|--regexp|--file)$/
+
+/**
+ * A pathspec with glob characters or magic (`'*.env'`, `:(glob)**`, `:!src`) matches files
+ * at any depth, in the revision shown: which ones, the read rules cannot see from here.
+ */
+const gitPathspecGlobs = (args: ReadonlyArray<Word>, ops: Ops): void => {
+  const grep = args[1]?.value === "grep"
+  let pattern = grep && !args.some((w) => /^(-e|-f|--regexp|--file)$/.test(w.value))
+  let paths = false
+  for (let i = 2; i < args.length; i++) {
+    const text = args[i]!.value
+    if (!paths && text === "--") paths = true
+    else if (!paths && GIT_VALUED_OPTIONS.test(text)) i++
+    else if (!paths && text.startsWith("-")) continue
+    else if (pattern) pattern = false
+    else if (/[*?[]/.test(text) || /^:[(!^]/.test(text)) {
+      ops.note(
+        "unmodelled",
+        `git ${args[1]!.value} ${text}: a pathspec pattern reads files the read rules cannot see here`
+      )
+      return
+    }
   }
 }
 

@@ -175,10 +175,11 @@ const gitReads = (sub: string, rest: ReadonlyArray<string>): boolean => {
         (rest.some((a) => a === "-l" || a === "--list") || rest.every((a) => a.startsWith("-")))
       )
     case "remote":
+      // `remote show NAME` asks the remote for its refs unless told not to (-n).
       return (
         rest.length === 0 ||
         rest.every((a) => a === "-v" || a === "--verbose") ||
-        rest[0] === "show" ||
+        (rest[0] === "show" && rest.includes("-n")) ||
         rest[0] === "get-url"
       )
     case "stash":
@@ -190,6 +191,65 @@ const gitReads = (sub: string, rest: ReadonlyArray<string>): boolean => {
     default:
       return true
   }
+}
+
+// `npm view NAME[@VERSION] [FIELD…]` reads the registry; a URL, a git or tarball spec or a
+// path makes npm fetch what it names.
+const REGISTRY_NAME = /^(@[a-z0-9][\w.~-]*\/)?[a-z0-9][\w.~-]*(@[^/:\\]*)?$/i
+const npmReads = (rest: ReadonlyArray<string>): boolean => {
+  const spec = rest.find((a) => !a.startsWith("-"))
+  return spec === undefined || (REGISTRY_NAME.test(spec) && !/\.(tgz|tar(\.gz)?)$/i.test(spec))
+}
+
+// go's options as its flag package reads them (`-name`, `-name=value`, `-name value`):
+// those that only choose what to build, test or print. Compiler and linker flags, -toolexec,
+// -exec, -overlay, -modfile, -pgo, -pkgdir and -C name programs or files it runs or reads.
+const GO_FLAGS = new Set(
+  "a n race msan asan cover v work x linkshared modcacherw trimpath json buildvcs".split(" ")
+)
+const GO_VALUED = new Set("p covermode coverpkg buildmode compiler installsuffix mod tags o".split(" "))
+const GO_TEST_FLAGS = new Set("benchmem failfast fullpath short c".split(" "))
+const GO_TEST_VALUED = new Set(
+  "run bench benchtime count cpu list parallel shuffle skip timeout vet fuzz fuzztime fuzzminimizetime".split(
+    " "
+  )
+)
+const GO_LIST_FLAGS = new Set("e deps test find compiled export m".split(" "))
+const goReads = (sub: string, rest: ReadonlyArray<string>): boolean => {
+  for (let i = 0; i < rest.length; i++) {
+    const a = rest[i]!
+    if (sub === "test" && a === "-args") return true
+    if (!a.startsWith("-") || a.startsWith("--")) {
+      // `go list -m mod@version` (and -u, -versions) asks the module proxy and the origin.
+      if (sub === "list" && a.includes("@")) return false
+      if (a.startsWith("--")) return false
+      continue
+    }
+    const [name = "", value] = a.slice(1).split(/=(.*)/s)
+    if (sub === "env") {
+      if (name !== "json" && name !== "changed") return false
+      continue
+    }
+    if (sub === "doc" || sub === "version") {
+      if (!/^(all|c|cmd|short|src|u|m|v)$/.test(name)) return false
+      continue
+    }
+    const valued =
+      GO_VALUED.has(name) || (sub === "test" && GO_TEST_VALUED.has(name)) || (sub === "list" && name === "f")
+    if (valued) {
+      if (value === undefined) i++
+      continue
+    }
+    if (
+      !(
+        GO_FLAGS.has(name) ||
+        (sub === "test" && GO_TEST_FLAGS.has(name)) ||
+        (sub === "list" && GO_LIST_FLAGS.has(name))
+      )
+    )
+      return false
+  }
+  return true
 }
 
 const base = (name: string): string =>
@@ -221,6 +281,9 @@ export const isKnownSafe = (command: Command): boolean => {
     const sub = key === "gh" ? rest.slice(0, 2).join(" ") : (rest[0] ?? "")
     if (!subs.has(sub) && !(key === "gh" && subs.has(rest[0] ?? ""))) continue
     if (key === "git") return gitReads(sub, rest.slice(1))
+    if (key === "npm" && (sub === "view" || sub === "info" || sub === "show")) return npmReads(rest.slice(1))
+    if (key === "yarn" && sub === "info") return npmReads(rest.slice(1))
+    if (key === "go") return goReads(sub, rest.slice(1))
     return true
   }
   return false
