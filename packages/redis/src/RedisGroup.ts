@@ -171,6 +171,11 @@ export const layer = (options: Options): Layer.Layer<Service, UnavailableError> 
           ? send(["DEL", serverKey(serverID)]).pipe(Effect.timeout("1 second"), Effect.ignore)
           : Effect.void
       )
+      // At once when Redis is back: a restarted Redis has lost every heartbeat, and the other
+      // servers withdraw the asks of a server they find without one (see RedisPermission).
+      const onReady = () => void Effect.runFork(beat.pipe(Effect.ignore))
+      client.on("ready", onReady)
+      yield* Effect.addFinalizer(() => Effect.sync(() => client.off("ready", onReady)))
       yield* Effect.sleep(heartbeatInterval).pipe(
         Effect.andThen(client.isReady ? beat.pipe(Effect.ignore) : Effect.void),
         Effect.forever,

@@ -29,6 +29,8 @@ import * as Instance from "@gatehousejs/core/Instance"
 import * as InstanceState from "@gatehousejs/core/InstanceState"
 import type * as ApprovalStore from "@gatehousejs/permission/ApprovalStore"
 import * as Permission from "@gatehousejs/permission/Permission"
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
@@ -173,12 +175,21 @@ export const wrap: Layer.Layer<
     // restarted Redis lost them.
     const sweeps = yield* InstanceState.make((info) =>
       Effect.gen(function* () {
+        // When each server of the index was first seen without a heartbeat. Its asks are
+        // withdrawn only when it is still without one a heartbeat interval later: a restarted
+        // Redis has lost every heartbeat, and a live server's next one is at most that far off.
+        const silentSince = new Map<string, number>()
         const sweep = Effect.gen(function* () {
           if (!group.ready()) return
           const entries = yield* index(info)
           const live = yield* group.alive(entries.map((entry) => entry.server))
+          const now = yield* Clock.currentTimeMillis
+          for (const server of silentSince.keys()) if (live.has(server)) silentSince.delete(server)
           for (const entry of entries) {
             if (live.has(entry.server)) continue
+            const since = silentSince.get(entry.server)
+            if (since === undefined) silentSince.set(entry.server, now)
+            if (since === undefined || now - since < Duration.toMillis(group.heartbeatInterval)) continue
             const claimed = yield* claim(info, entry.request.id)
             if (typeof claimed === "object") yield* withdraw(info, claimed, "server-lost")
           }

@@ -186,4 +186,52 @@ describe("RedisPermission across two members", () => {
       await client.close()
     }
   }, 30_000)
+
+  it("a server found once without a heartbeat keeps its asks: only one still silent an interval later loses them", async () => {
+    const projectID = await on(
+      b,
+      Effect.map(Instance.Current, (info) => info.projectID)
+    )
+    // Not an `echo`: the test before this one left an "always" for `echo *`.
+    const waiting = on(
+      a,
+      Effect.flatMap(Permission.Service, (permission) =>
+        permission.ask({
+          id: "per_silent",
+          sessionID: "ses_silent",
+          permission: "bash",
+          patterns: ["printf silent"],
+          metadata: {},
+          always: [],
+          ruleset: []
+        })
+      ).pipe(Effect.exit)
+    )
+    await until(
+      "the ask on B",
+      () => list(b),
+      (ids) => ids.includes("per_silent")
+    )
+    const client = createClient({ url: redis.url })
+    await client.connect()
+    try {
+      const entry = await client.hGet(`gatehouse:${projectID}:asks`, "per_silent")
+      const heartbeat = `gatehouse:server:${entry!.slice(0, entry!.indexOf("\n"))}`
+      // As a restarted Redis does: A's heartbeat is gone until A's next one, up to an interval
+      // away. Taken right after A renewed it, so B sweeps (every second) before A beats again.
+      await until(
+        "A's heartbeat renewed",
+        () => client.pTTL(heartbeat),
+        (ms) => ms > 2_900,
+        5_000
+      )
+      await client.del(heartbeat)
+      await new Promise((resolve) => setTimeout(resolve, 2_500))
+      assert.include(await list(b), "per_silent")
+      assert.isTrue(Exit.isSuccess(await reply(b, "per_silent", "once")))
+      assert.isTrue(Exit.isSuccess(await waiting))
+    } finally {
+      await client.close()
+    }
+  }, 30_000)
 })
