@@ -228,8 +228,6 @@ const expandWords = (
   return problem === undefined ? { words: out, braced } : { words: out, problem, braced }
 }
 
-// `New-Item -ItemType SymbolicLink | HardLink | Junction`: any item type but a plain file or
-// directory (`-Type` is its alias; `-ItemType:X` is one word).
 // `cp -l`/`-s` (alone or in a cluster such as `-al`), `--link`, `--symbolic-link`.
 const copiesAsLinks = (words: ReadonlyArray<Word>): boolean => {
   const end = words.findIndex((w) => w.isStatic && w.value === "--")
@@ -237,6 +235,9 @@ const copiesAsLinks = (words: ReadonlyArray<Word>): boolean => {
     .slice(1, end === -1 ? undefined : end)
     .some((w) => /^-[A-Za-z]*[ls]/.test(w.value) || w.value === "--link" || w.value === "--symbolic-link")
 }
+
+// `New-Item -ItemType SymbolicLink | HardLink | Junction`: any item type but a plain file or
+// directory (`-Type` is its alias; `-ItemType:X` is one word).
 
 const createsLink = (words: ReadonlyArray<Word>): boolean =>
   words.some((w, i) => {
