@@ -184,19 +184,33 @@ describe("containment outside the sandbox", () => {
         )
         const seconds = marker()
         reap(seconds)
-        const stale = NodePath.join((own as { path: string }).path, `gatehouse-${dead}-stale`)
-        mkdirSync(stale)
+        // In a parent of this test's own: the runs of other test files, which reap the stale
+        // cgroups of their parent, cannot take it away before the sleeper is in it.
+        const parent = NodePath.join((own as { path: string }).path, `test-parent-${process.pid}-${seconds}`)
+        const stale = NodePath.join(parent, `gatehouse-${dead}-stale`)
+        mkdirSync(stale, { recursive: true })
         cleanup.push(() => {
-          try {
-            rmdirSync(stale)
-          } catch {}
+          for (const dir of [stale, parent])
+            try {
+              rmdirSync(dir)
+            } catch {}
         })
         const sleeper = spawn("sleep", [seconds], { detached: true, stdio: "ignore" })
         writeFileSync(NodePath.join(stale, "cgroup.procs"), String(sleeper.pid))
-        yield* runIn("cgroup", "true")
+        yield* ShellProcess.run({
+          shell: bash,
+          command: "true",
+          cwd: dir,
+          timeout: "20 seconds",
+          onOutput: () => Effect.void,
+          cgroupParent: parent
+        })
         yield* Effect.sleep(200)
         assert.deepStrictEqual(sleepers(seconds), [])
-        assert.isFalse(readdirSync((own as { path: string }).path).includes(`gatehouse-${dead}-stale`))
+        assert.deepStrictEqual(
+          readdirSync(parent).filter((name) => name.startsWith("gatehouse-")),
+          []
+        )
       })
   )
 })
