@@ -797,6 +797,20 @@ export const followedLinks = (env: Env, command: MutableCommand): void => {
 const sedInPlace = (words: ReadonlyArray<Word>): boolean =>
   words.some((w) => w.isStatic && (w.value.startsWith("--in-place") || /^-[a-zA-Z]*i/.test(w.value)))
 
+// Per analysis: what plantedGitDirectory has looked up (the file system does not change
+// while a text is judged) and the written paths it has read.
+interface GitLookups {
+  paths: number
+  readonly written: Set<string>
+  readonly exists: Map<string, boolean>
+}
+const lookups = new WeakMap<Env, GitLookups>()
+const gitLookups = (env: Env): GitLookups => {
+  let found = lookups.get(env)
+  if (found === undefined) lookups.set(env, (found = { paths: 0, written: new Set(), exists: new Map() }))
+  return found
+}
+
 /**
  * git finds its repository from where it runs: at each directory up to the project's top, a
  * `.git` there (whose writes the edit rules judge) or the directory itself when it looks like
@@ -807,12 +821,23 @@ const sedInPlace = (words: ReadonlyArray<Word>): boolean =>
  */
 export const plantedGitDirectory = (env: Env, command: MutableCommand, scope: Scope): void => {
   const root = env.resolver.root
-  const writtenHead = (dir: string) =>
-    env.paths.some((p) => p.access === "write" && (p.path === dir || p.path === NodePath.join(dir, "HEAD")))
+  const seen = gitLookups(env)
+  // The paths written so far, added to as the text goes on (once each: a long text has
+  // thousands of paths and many git commands).
+  for (; seen.paths < env.paths.length; seen.paths++) {
+    const path = env.paths[seen.paths]!
+    if (path.access === "write") seen.written.add(path.path)
+  }
+  const exists = (path: string) => {
+    let found = seen.exists.get(path)
+    if (found === undefined) seen.exists.set(path, (found = fs.existsSync(path)))
+    return found
+  }
   for (const cwd of scope.cwds) {
     for (let dir = cwd; dir === root || dir.startsWith(root + NodePath.sep); dir = NodePath.dirname(dir)) {
-      if (fs.existsSync(NodePath.join(dir, ".git"))) break
-      if (fs.existsSync(NodePath.join(dir, "HEAD")) || writtenHead(dir)) {
+      if (exists(NodePath.join(dir, ".git"))) break
+      const head = NodePath.join(dir, "HEAD")
+      if (exists(head) || seen.written.has(dir) || seen.written.has(head)) {
         commandNote(
           command,
           "executes",
