@@ -807,7 +807,10 @@ interface GitLookups {
 const lookups = new WeakMap<Env, GitLookups>()
 const gitLookups = (env: Env): GitLookups => {
   let found = lookups.get(env)
-  if (found === undefined) lookups.set(env, (found = { paths: 0, written: new Set(), exists: new Map() }))
+  if (found === undefined) {
+    found = { paths: 0, written: new Set(), exists: new Map() }
+    lookups.set(env, found)
+  }
   return found
 }
 
@@ -830,7 +833,10 @@ export const plantedGitDirectory = (env: Env, command: MutableCommand, scope: Sc
   }
   const exists = (path: string) => {
     let found = seen.exists.get(path)
-    if (found === undefined) seen.exists.set(path, (found = fs.existsSync(path)))
+    if (found === undefined) {
+      found = fs.existsSync(path)
+      seen.exists.set(path, found)
+    }
     return found
   }
   for (const cwd of scope.cwds) {
