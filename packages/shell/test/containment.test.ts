@@ -216,15 +216,20 @@ describe("containment outside the sandbox", () => {
 })
 
 describe("kill -9 of Gatehouse mid-command", () => {
-  const killedMidCommand = (mode: Mode) =>
+  // Runs `before(seconds)` then a sleep in the group under `mode`, kills -9 the Gatehouse
+  // process once `expected` sleepers run, and counts those left after it.
+  const killedMidCommand = (
+    mode: Mode,
+    before: (seconds: string) => string = (seconds) => Object.values(escapes(seconds)).join(" "),
+    expected = 5
+  ) =>
     Effect.gen(function* () {
       const seconds = marker()
       reap(seconds)
-      const command = Object.values(escapes(seconds)).join(" ")
       const script = NodePath.resolve(import.meta.dirname, "fixtures", "hold-run.ts")
       const child: ChildProcess = spawn(
         process.execPath,
-        [script, mode, `${command} sleep ${seconds} & echo started; wait`],
+        [script, mode, `${before(seconds)} sleep ${seconds} & echo started; wait`],
         { cwd: dir, stdio: ["ignore", "pipe", "inherit"] }
       )
       cleanup.push(() => child.kill("SIGKILL"))
@@ -237,11 +242,11 @@ describe("kill -9 of Gatehouse mid-command", () => {
           })
       )
       let started = 0
-      for (let i = 0; i < 100 && started < 5; i++) {
+      for (let i = 0; i < 100 && started < expected; i++) {
         started = sleepers(seconds).length
-        if (started < 5) yield* Effect.sleep(30)
+        if (started < expected) yield* Effect.sleep(30)
       }
-      assert.strictEqual(started, 5, "four escaped processes and one in the group started")
+      assert.strictEqual(started, expected, "every sleeper started")
       child.kill("SIGKILL")
       let left = started
       for (let i = 0; i < 60 && left > 0; i++) {
@@ -277,35 +282,7 @@ describe("kill -9 of Gatehouse mid-command", () => {
 
   it.live("with neither: the watcher kills the group and what left it carrying the run's tag", () =>
     Effect.gen(function* () {
-      const seconds = marker()
-      reap(seconds)
-      const script = NodePath.resolve(import.meta.dirname, "fixtures", "hold-run.ts")
-      const child: ChildProcess = spawn(
-        process.execPath,
-        [script, "none", `setsid sleep ${seconds} & sleep ${seconds} & echo started; wait`],
-        { cwd: dir, stdio: ["ignore", "pipe", "inherit"] }
-      )
-      cleanup.push(() => child.kill("SIGKILL"))
-      yield* Effect.promise(
-        () =>
-          new Promise<void>((resolve) => {
-            child.stdout!.on("data", (chunk: Buffer) => {
-              if (chunk.toString().includes("started")) resolve()
-            })
-          })
-      )
-      let started = 0
-      for (let i = 0; i < 100 && started < 2; i++) {
-        started = sleepers(seconds).length
-        if (started < 2) yield* Effect.sleep(30)
-      }
-      assert.strictEqual(started, 2)
-      child.kill("SIGKILL")
-      let left = started
-      for (let i = 0; i < 60 && left > 0; i++) {
-        yield* Effect.sleep(50)
-        left = sleepers(seconds).length
-      }
+      const { left } = yield* killedMidCommand("none", (seconds) => `setsid sleep ${seconds} &`, 2)
       assert.strictEqual(left, 0)
     })
   )
