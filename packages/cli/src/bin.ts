@@ -3,11 +3,15 @@
 // src/commands/<name>.ts and exports `main(argv): Promise<number>` (the exit code); it is
 // imported only when asked for, so `check` never loads the server.
 import * as NodeModule from "node:module"
+import * as NodePath from "node:path"
 import * as NodeV8 from "node:v8"
+import { privateFolder } from "./CodeCache.ts"
 
-// V8's code cache on disk (Node's own, in the system's temp folder): a second start skips
-// compiling the bundle, most of a cold start.
-NodeModule.enableCompileCache?.()
+// Node's code cache on disk for the modules it loads (the commands that start often bring
+// their own, see CodeCache), in our private folder: a cache in the shared temp folder could be
+// written by anyone, and what it holds runs as this command.
+const codeFolder = privateFolder()
+if (codeFolder !== undefined) NodeModule.enableCompileCache?.(NodePath.join(codeFolder, "node"))
 
 type Command = { readonly main: (argv: ReadonlyArray<string>) => Promise<number> }
 

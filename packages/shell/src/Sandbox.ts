@@ -168,6 +168,22 @@ export interface Policy {
 }
 
 /**
+ * Gatehouse's own folders under a home (paths relative to it): its configuration, remembered
+ * approvals and code caches (the `gatehouse` command runs what its cache holds). Bound
+ * read-only wherever a writable place holds them, also where `XDG_CONFIG_HOME`,
+ * `XDG_DATA_HOME` and `XDG_CACHE_HOME` put them.
+ *
+ * @since 0.1.0
+ */
+export const GATEHOUSE_STATE: ReadonlyArray<string> = [
+  ".config/gatehouse",
+  ".local/share/gatehouse",
+  ".cache/gatehouse"
+]
+
+const XDG_STATE = ["XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME"] as const
+
+/**
  * What, in a writable place, configures the commands that run after this one, outside the
  * sandbox (git's hooks and configuration, package managers' and direnv's files) or the gate
  * and the agents themselves (`gatehouse.json`, agents' settings and MCP servers): bound
@@ -206,7 +222,9 @@ export const CONFIGURING: ReadonlyArray<string> = [
   ".cargo/config.toml",
   ".github/workflows",
   // Every file name the gate treats as configuring later commands (one list for both).
-  ...Programs.CONFIG_NAMES
+  ...Programs.CONFIG_NAMES,
+  // Gatehouse's own folders, for a project that is the home itself.
+  ...GATEHOUSE_STATE
 ]
 
 // Folders an editor the person runs beside the agent may create at any moment: reported
@@ -460,6 +478,17 @@ export const policy = (input: {
       if (path === undefined || !path.startsWith(`${dir}/`)) continue
       if (!readOnly.some((kept) => path === kept || path.startsWith(`${kept}/`))) readOnly.push(path)
     }
+  }
+  const state = [
+    ...homes.flatMap((dir) => GATEHOUSE_STATE.map((name) => NodePath.join(dir, name))),
+    ...XDG_STATE.map((name) => process.env[name] ?? "")
+      .filter((dir) => NodePath.isAbsolute(dir))
+      .map((dir) => NodePath.join(dir, "gatehouse"))
+  ]
+  for (const each of state) {
+    const path = real(each)
+    if (path === undefined || !writable.some((dir) => path === dir || path.startsWith(`${dir}/`))) continue
+    if (!readOnly.some((kept) => path === kept || path.startsWith(`${kept}/`))) readOnly.push(path)
   }
   const masked: Array<Masked> = [...found.masked]
   const allowRead = new Set(input.settings.allowRead.map((path) => NodePath.resolve(expandHome(path, home))))

@@ -440,6 +440,63 @@ describe.runIf(onLinux)("commands in the sandbox (bubblewrap, for real)", () => 
   )
 
   it.live(
+    "with the home as the project, Gatehouse's own folders (approvals, configuration, code caches) are read-only, and one planted is removed",
+    () =>
+      Effect.gen(function* () {
+        // A code cache is code the next `gatehouse` runs outside the sandbox.
+        const ownHome = realpathSync(mkdtempSync(NodePath.join(base, "home-project-")))
+        const cache = NodePath.join(ownHome, ".cache", "gatehouse", "code")
+        const approvals = NodePath.join(ownHome, ".local", "share", "gatehouse", "approvals")
+        mkdirSync(cache, { recursive: true })
+        mkdirSync(approvals, { recursive: true })
+        const everything = Permission.fromConfig({ "*": "allow" })
+        const asHome = { projectRoot: ownHome, ruleset: everything, env: { ...process.env, HOME: ownHome } }
+        const policy = Sandbox.policy({
+          settings: Sandbox.defaults,
+          ruleset: everything,
+          projectRoot: ownHome,
+          home: ownHome
+        })
+        assert.includeMembers([...policy.readOnly], [
+          NodePath.join(ownHome, ".cache", "gatehouse"),
+          NodePath.join(ownHome, ".local", "share", "gatehouse")
+        ])
+        for (const target of [`${cache}/check.cjs-v22-x64.cache`, `${approvals}/project.json`]) {
+          const result = yield* bash(`t=${target}; c=$(printf 'ec%s' ho); sh -c "$c evil > $t"`, asHome)
+          assert.notStrictEqual(result.exitCode, 0, target)
+          assert.isFalse(existsSync(target), target)
+        }
+        // Missing, it cannot be bound: made by the command, it is removed after.
+        const planted = yield* bash(
+          `mkdir -p .config/gatehouse && c=$(printf 'ec%s' ho) && sh -c "$c '{}' > .config/gatehouse/gatehouse.json"`,
+          asHome
+        )
+        assert.strictEqual(planted.exitCode, 0, planted.output)
+        assert.isFalse(existsSync(NodePath.join(ownHome, ".config", "gatehouse")))
+        assert.include(planted.output, "The command created .config/gatehouse")
+      })
+  )
+
+  it("Gatehouse's folders where XDG_CACHE_HOME puts them are read-only when a writable place holds them", () => {
+    const xdg = NodePath.join(project, "xdg-cache")
+    mkdirSync(NodePath.join(xdg, "gatehouse"), { recursive: true })
+    const before = process.env.XDG_CACHE_HOME
+    process.env.XDG_CACHE_HOME = xdg
+    try {
+      const policy = Sandbox.policy({
+        settings: Sandbox.defaults,
+        ruleset: rules,
+        projectRoot: project,
+        home
+      })
+      assert.include(policy.readOnly, NodePath.join(xdg, "gatehouse"))
+    } finally {
+      if (before === undefined) delete process.env.XDG_CACHE_HOME
+      else process.env.XDG_CACHE_HOME = before
+      rmSync(xdg, { recursive: true, force: true })
+    }
+  })
+  it.live(
     "a repository a sandboxed command made is kept, without the hooks and settings that would run a program under git later",
     () =>
       Effect.gen(function* () {

@@ -431,6 +431,23 @@ layer(ShellParser.layer)("the built-in defaults", (it) => {
     })
   )
 
+  it.effect("with the home folder as the project, writing Gatehouse's own folders asks", () =>
+    Effect.gen(function* () {
+      // The approvals decide later calls; a code cache is code the next `gatehouse` runs.
+      const home = fs.mkdtempSync(NodePath.join(project.outside, "home-"))
+      const where: Project = { ...project, root: home, home }
+      for (const command of [
+        "echo x > .cache/gatehouse/code/check.cjs-v22-x64.cache",
+        "cp /dev/null .local/share/gatehouse/approvals/p.json",
+        "echo '{}' > .config/gatehouse/gatehouse.json"
+      ]) {
+        const verdict = yield* judge(command, {}, where)
+        assert.strictEqual(verdict.decision, "ask", command)
+      }
+      assert.strictEqual((yield* judge("echo x > .cache/other/file", {}, where)).decision, "allow")
+    })
+  )
+
   describe("a user's rule", () => {
     it.effect("is followed as written, for the patterns it names; the others keep the defaults", () =>
       Effect.gen(function* () {

@@ -1253,8 +1253,9 @@ const CONFIG_PATHS = [
   // Agents' settings, hooks, commands and subagents; an editor's tasks and terminal settings.
   /\/\.(claude|gemini|codex|opencode|cursor|roo|kiro|amazonq|continue|windsurf|zed)\//,
   /\/\.config\/(gatehouse|opencode|mise)\//,
-  // Gatehouse's own remembered approvals and sessions.
+  // Gatehouse's own remembered approvals and sessions, and its code caches (code it runs).
   /\/\.local\/share\/gatehouse\//,
+  /\/\.cache\/gatehouse\//,
   /\/\.vscode\/(settings|tasks|launch|mcp)\.json$/,
   // A dev container's commands run on the host (initializeCommand); an IDE's run configurations.
   /\/\.devcontainer\//,
