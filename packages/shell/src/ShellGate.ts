@@ -29,6 +29,7 @@ import type * as Permission from "@gatehousejs/permission/Permission"
 import * as Ruleset from "@gatehousejs/permission/Ruleset"
 import * as Effect from "effect/Effect"
 import { renderRedirect } from "./internal/interpret.ts"
+import { isNormalAbsolute } from "./internal/paths.ts"
 import {
   configuresExecution as configures,
   isBroadProgram,
@@ -292,8 +293,10 @@ export const requests = (
     // "Always" for a directory that holds the home directory (`~`, `/home`, `/`) would
     // reach every file in it: `cat ~/.gitconfig` must not allow `cat ~/.ssh/id_rsa` for
     // good. Such a directory is remembered only with the exact command (as its subject).
-    const broad = directories.some(holdsHome(analysis))
-    const always = directories.filter((d) => !holdsHome(analysis)(d)).map(directoryPattern)
+    const holds = holdsHome(analysis)
+    const held = directories.map(holds)
+    const broad = held.includes(true)
+    const always = directories.filter((_, i) => !held[i]).map(directoryPattern)
     out.push({
       permission: "external_directory",
       patterns,
@@ -459,28 +462,36 @@ const shellWord = (word: string): string =>
 // filesystem root, whose `<dir>/*` would reach every file of the user; or lies in one of
 // the home's credential folders (`~/.ssh`, `~/.aws`: Sandbox.HOME_SECRETS), where
 // `cat ~/.ssh/known_hosts` "always" must not allow `cat ~/.ssh/id_rsa` for good.
-const holdsHome =
-  (analysis: ShellAnalysis.Analysis) =>
-  (directory: string): boolean => {
-    if (NodePath.parse(directory).root === directory) return true
-    const home = analysis.home ?? os.homedir()
-    return homes(home).some(
-      (h) =>
-        isWithin(directory, h) ||
-        HOME_SECRETS.some((secret) => {
-          const folder = NodePath.join(h, secret)
-          // Inside a credential folder, or above one (`~/.config/*` would cover `~/.config/gh`).
-          return isWithin(folder, directory) || isWithin(directory, folder)
-        })
-    )
+const holdsHome = (analysis: ShellAnalysis.Analysis): ((directory: string) => boolean) => {
+  const home = analysis.home ?? os.homedir()
+  const own = homes(home)
+  const secrets = own.flatMap(secretFolders)
+  return (directory) =>
+    NodePath.parse(directory).root === directory ||
+    own.some((h) => isWithin(directory, h)) ||
+    // Inside a credential folder, or above one (`~/.config/*` would cover `~/.config/gh`).
+    secrets.some((folder) => isWithin(folder, directory) || isWithin(directory, folder))
+}
+
+// The credential folders under a home, by home: joined once, not for every directory judged.
+const secretsByHome = new Map<string, ReadonlyArray<string>>()
+const secretFolders = (home: string): ReadonlyArray<string> => {
+  let folders = secretsByHome.get(home)
+  if (folders === undefined) {
+    folders = HOME_SECRETS.map((secret) => NodePath.join(home, secret))
+    if (secretsByHome.size >= 16) secretsByHome.clear()
+    secretsByHome.set(home, folders)
   }
+  return folders
+}
 
 const homes = (home: string): Array<string> => {
+  const resolved = NodePath.resolve(home)
   try {
-    const real = fs.realpathSync(home)
-    return real === home ? [home] : [home, real]
+    const real = fs.realpathSync(resolved)
+    return real === resolved ? [resolved] : [resolved, real]
   } catch {
-    return [home]
+    return [resolved]
   }
 }
 
@@ -500,6 +511,9 @@ export const readableDirectory = (directory: string): Array<string> => {
 }
 
 const isWithin = (directory: string, path: string): boolean => {
+  // Both absolute and normal on POSIX: a prefix says it (NodePath.relative costs a parse of each).
+  if (NodePath.sep === "/" && isNormalAbsolute(directory) && isNormalAbsolute(path))
+    return path === directory || path.startsWith(directory === "/" ? "/" : `${directory}/`)
   const relative = NodePath.relative(directory, path)
   return (
     relative === "" ||

@@ -362,7 +362,8 @@ export const resolvePath = (...paths: Array<string>): string => {
   return isNormalAbsolute(last) ? last : NodePath.resolve(...paths)
 }
 
-const isNormalAbsolute = (path: string): boolean =>
+/** An absolute POSIX path with nothing to normalise: no `.`, `..`, doubled or trailing slash. */
+export const isNormalAbsolute = (path: string): boolean =>
   NodePath.sep === "/" &&
   path.startsWith("/") &&
   !path.includes("//") &&
