@@ -457,10 +457,13 @@ describe.runIf(onLinux)("commands in the sandbox (bubblewrap, for real)", () => 
           projectRoot: ownHome,
           home: ownHome
         })
-        assert.includeMembers([...policy.readOnly], [
-          NodePath.join(ownHome, ".cache", "gatehouse"),
-          NodePath.join(ownHome, ".local", "share", "gatehouse")
-        ])
+        assert.includeMembers(
+          [...policy.readOnly],
+          [
+            NodePath.join(ownHome, ".cache", "gatehouse"),
+            NodePath.join(ownHome, ".local", "share", "gatehouse")
+          ]
+        )
         for (const target of [`${cache}/check.cjs-v22-x64.cache`, `${approvals}/project.json`]) {
           const result = yield* bash(`t=${target}; c=$(printf 'ec%s' ho); sh -c "$c evil > $t"`, asHome)
           assert.notStrictEqual(result.exitCode, 0, target)
