@@ -31,6 +31,9 @@ import type { Rule, Ruleset } from "./Ruleset.ts"
 /**
  * Where keys, tokens and passwords live under a home directory (paths relative to it): a
  * read of any of them asks wherever it is, and the sandbox hides them (`Sandbox.HOME_SECRETS`).
+ * Not `.gitconfig`: a token there (`url.…insteadOf`) is rare, and hidden it would break
+ * every git command in the sandbox (name, aliases, `safe.directory`, credential helper).
+ * Not `.config/gatehouse`: it holds rules, no keys (they come only from the environment).
  *
  * @since 0.1.0
  */
@@ -49,6 +52,7 @@ export const HOME_CREDENTIALS: ReadonlyArray<string> = [
   ".npmrc",
   ".yarnrc.yml",
   ".git-credentials",
+  ".config/git/credentials",
   ".azure",
   ".pypirc",
   ".cargo/credentials",
@@ -64,8 +68,36 @@ export const HOME_CREDENTIALS: ReadonlyArray<string> = [
   "Library/Keychains",
   ".claude/.credentials.json",
   ".codex/auth.json",
+  ".gemini/oauth_creds.json",
+  ".config/glab-cli",
+  ".config/containers/auth.json",
+  ".config/doctl",
+  ".config/sops",
+  ".gem/credentials",
+  ".composer/auth.json",
+  ".config/composer/auth.json",
+  ".terraformrc",
+  ".boto",
+  ".s3cfg",
+  ".oci",
+  ".fly",
+  ".subversion/auth",
+  ".cache/huggingface/token",
+  // What was typed into shells and REPLs: passwords and tokens pasted on a command line.
   ".bash_history",
-  ".zsh_history"
+  ".zsh_history",
+  ".sh_history",
+  ".local/share/fish/fish_history",
+  ".local/share/powershell/PSReadLine",
+  "AppData/Roaming/Microsoft/Windows/PowerShell/PSReadLine",
+  ".python_history",
+  ".node_repl_history",
+  ".irb_history",
+  ".psql_history",
+  ".mysql_history",
+  ".sqlite_history",
+  ".rediscli_history",
+  ".lesshst"
 ]
 
 /**

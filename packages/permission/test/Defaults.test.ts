@@ -100,7 +100,12 @@ describe("Defaults", () => {
       ".config/gh/hosts.yml",
       "/home/ada/.kube/config",
       ".docker/config.json",
-      ".bash_history"
+      ".bash_history",
+      ".config/git/credentials",
+      ".local/share/powershell/PSReadLine/ConsoleHost_history.txt",
+      ".python_history",
+      ".psql_history",
+      "/home/ada/.local/share/fish/fish_history"
     ])
       assert.strictEqual(action("read", path), "ask", path)
     // Every place of the list, as a file, as a folder's entry, relative and absolute.

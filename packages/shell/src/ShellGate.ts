@@ -25,6 +25,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as NodePath from "node:path"
 import type * as AskMetadata from "@gatehousejs/permission/AskMetadata"
+import * as Defaults from "@gatehousejs/permission/Defaults"
 import type * as Permission from "@gatehousejs/permission/Permission"
 import * as Ruleset from "@gatehousejs/permission/Ruleset"
 import * as Effect from "effect/Effect"
@@ -560,6 +561,7 @@ const readPatterns = (analysis: ShellAnalysis.Analysis): Array<string> => {
     const inside = path.inside && path.relative !== undefined
     const name = inside ? path.relative || "." : path.path
     out.push(name)
+    if (name.toLowerCase() !== name && foldsCase(path.path)) out.push(name.toLowerCase())
     if (!path.isDirectory) continue
     out.push(name === "." ? "*" : inside ? `${name}/*` : directoryPattern(name))
     // A program that reads the files under the directory (`grep -r`, `rg`, `tar`) reads
@@ -571,10 +573,62 @@ const readPatterns = (analysis: ShellAnalysis.Analysis): Array<string> => {
     if (reads === undefined) continue
     const entries = listDirectory(path.path).filter((e) => reads === "all" || !e.name.startsWith("."))
     for (const entry of entries.slice(0, MAX_LISTED)) {
-      out.push(name === "." ? entry.name : inside ? `${name}/${entry.name}` : NodePath.join(name, entry.name))
+      const child =
+        name === "." ? entry.name : inside ? `${name}/${entry.name}` : NodePath.join(name, entry.name)
+      out.push(child)
+      if (child.toLowerCase() !== child && foldsCase(NodePath.join(path.path, entry.name)))
+        out.push(child.toLowerCase())
     }
+    // Deeper than its entries, the credential places it holds (`.config/git/credentials`
+    // under `.config`, `.ssh` under `.`): the read reaches them, so it is judged as theirs.
+    for (const rest of credentialsUnder(name === "." ? "" : name, path.path, reads === "all"))
+      out.push(name === "." ? rest : inside ? `${name}/${rest}` : NodePath.join(name, rest))
   }
   return [...new Set(out)]
+}
+
+// The parts of `Defaults.HOME_CREDENTIALS` places that exist under `directory` (named
+// `name`): the whole place (`directory` is a home), or what follows the part of it that
+// `name` ends with (`name` is `.config`, the place `.config/git/credentials`: `git/credentials`).
+const credentialsUnder = (name: string, directory: string, hidden: boolean): Array<string> => {
+  const components = name.split(/[/]/).filter((c) => c !== "")
+  const out: Array<string> = []
+  for (const place of Defaults.HOME_CREDENTIALS) {
+    const parts = place.split("/")
+    for (let k = 0; k < parts.length; k++) {
+      const prefix = parts.slice(0, k)
+      if (prefix.some((part, i) => components[components.length - k + i] !== part)) continue
+      const rest = parts.slice(k)
+      if (!hidden && rest.some((part) => part.startsWith("."))) continue
+      if (lstatExists(NodePath.join(directory, ...rest))) out.push(rest.join("/"))
+    }
+  }
+  return out
+}
+
+const lstatExists = (path: string): boolean => {
+  try {
+    fs.lstatSync(path)
+    return true
+  } catch {
+    return false
+  }
+}
+
+// Whether a read of `path` may read a file whose name differs only in case (`.ENV` is
+// `.env`): then its name is judged folded too, against rules written in lower case. Always
+// on macOS and Windows, whose file systems usually ignore case (APFS, NTFS); elsewhere only
+// where this folder does (a vfat or NTFS mount, WSL's /mnt/c, ext4 casefold), seen as the
+// folded name leading to the same file. So on Linux `cat README.md` is judged as written.
+const foldsCase = (path: string): boolean => {
+  if (process.platform === "darwin" || process.platform === "win32") return true
+  try {
+    const a = fs.statSync(path)
+    const b = fs.statSync(path.toLowerCase())
+    return a.ino === b.ino && a.dev === b.dev
+  } catch {
+    return false
+  }
 }
 
 const listDirectory = (directory: string): Array<{ name: string; directory: boolean }> => {

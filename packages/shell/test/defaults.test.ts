@@ -374,6 +374,62 @@ layer(ShellParser.layer)("the built-in defaults", (it) => {
       })
     )
 
+    it.effect("a .env spelt in another case asks where the file system ignores case", () =>
+      Effect.gen(function* () {
+        fs.writeFileSync(NodePath.join(project.root, ".ENV"), "TOKEN=x\n")
+        fs.writeFileSync(NodePath.join(project.root, ".Env.local"), "TOKEN=x\n")
+        const platform = Object.getOwnPropertyDescriptor(process, "platform")!
+        try {
+          for (const os of ["darwin", "win32"]) {
+            Object.defineProperty(process, "platform", { value: os })
+            for (const command of ["cat .ENV", "cat .Env.local"])
+              assert.strictEqual((yield* judge(command)).decision, "ask", `${os}: ${command}`)
+            const ps = { dialect: "powershell" as const }
+            assert.strictEqual((yield* judge("Get-Content -Path .ENV", ps)).decision, "ask", os)
+            for (const command of ["cat README.md", "cat src/index.ts"])
+              assert.strictEqual((yield* judge(command)).decision, "allow", `${os}: ${command}`)
+            assert.strictEqual((yield* judge("Get-Content README.md", ps)).decision, "allow", os)
+          }
+        } finally {
+          Object.defineProperty(process, "platform", platform)
+        }
+        // On Linux the file system tells: here `.ENV` is another file than `.env`.
+        assert.strictEqual((yield* judge("cat README.md")).decision, "allow")
+        fs.rmSync(NodePath.join(project.root, ".ENV"))
+        fs.rmSync(NodePath.join(project.root, ".Env.local"))
+      })
+    )
+
+    it.effect("PowerShell: a .env named through -Path escapes, trailing dots or a link asks", () =>
+      Effect.gen(function* () {
+        fs.writeFileSync(NodePath.join(project.root, ".env"), "TOKEN=x\n")
+        const ps = { dialect: "powershell" as const }
+        for (const command of [
+          "Get-Content -Path '.e`nv'",
+          "Get-Content -Path 'src/../.e`nv'",
+          "Get-Content '.`e`n`v'",
+          "Get-Content -Path '.env '",
+          "Get-Content -Path '.env.'",
+          "Get-Content -Path '.e`nv . '",
+          "Get-Content -Path 'src /../.env'",
+          "New-Item -ItemType HardLink -Path x -Value .env",
+          "New-Item -ItemType HardLink -Path x -Target .env",
+          "New-Item -ItemType SymbolicLink -Path x -Value .env",
+          "New-Item -Type Junction -Path x -Va .env"
+        ]) {
+          const verdict = yield* judge(command, ps)
+          assert.strictEqual(verdict.decision, "ask", command)
+        }
+        for (const command of [
+          "Get-Content README.md",
+          "Get-Content -Path 'README.md '",
+          "Get-Content -Path 'READ`ME.md'",
+          "New-Item -Path x -Value hello"
+        ])
+          assert.strictEqual((yield* judge(command, ps)).decision, "allow", command)
+      })
+    )
+
     it.effect("a key inside the project asks to be read, however the command reaches it", () =>
       Effect.gen(function* () {
         fs.mkdirSync(NodePath.join(project.root, ".ssh"), { recursive: true })
@@ -408,6 +464,12 @@ layer(ShellParser.layer)("the built-in defaults", (it) => {
         ".docker/config.json": '{"auths":{}}\n',
         ".bash_history": "export TOKEN=x\n",
         ".npmrc": "//registry.npmjs.org/:_authToken=x\n",
+        ".config/git/credentials": "https://u:p@example.com\n",
+        ".config/other/x": "hello\n",
+        ".local/share/powershell/PSReadLine/ConsoleHost_history.txt": "$env:TOKEN = 'x'\n",
+        ".local/share/fish/fish_history": "- cmd: export TOKEN=x\n",
+        ".python_history": "token = 'x'\n",
+        ".psql_history": "\\password\n",
         "notes.txt": "hello\n"
       }
       for (const [path, text] of Object.entries(files)) {
@@ -422,12 +484,23 @@ layer(ShellParser.layer)("the built-in defaults", (it) => {
         "grep -r token .config",
         "tail .bash_history",
         "cat .npmrc",
-        "tar czf /dev/stdout .kube"
+        "tar czf /dev/stdout .kube",
+        "cat .config/git/credentials",
+        "cat .local/share/powershell/PSReadLine/ConsoleHost_history.txt",
+        "cat .python_history",
+        "cat .psql_history",
+        // A recursive read reaches the credentials deeper than the folder's own entries.
+        "grep -r tok .config",
+        "rg tok .config",
+        "grep -r tok .local",
+        "grep -r tok .local/share",
+        "grep -r tok ."
       ]) {
         const verdict = yield* judge(command, {}, where)
         assert.strictEqual(verdict.decision, "ask", command)
       }
-      assert.strictEqual((yield* judge("cat notes.txt", {}, where)).decision, "allow")
+      for (const command of ["cat notes.txt", "cat .config/other/x", "grep -r tok .config/other"])
+        assert.strictEqual((yield* judge(command, {}, where)).decision, "allow", command)
     })
   )
 

@@ -260,7 +260,8 @@ function resolveWord(
   word: Word,
   scope: Scope,
   access: "read" | "write",
-  joined: false
+  joined: false,
+  variants?: boolean
 ): Array<Target> | undefined
 function resolveWord(
   env: Env,
@@ -268,7 +269,8 @@ function resolveWord(
   word: Word,
   scope: Scope,
   access: "read" | "write",
-  joined?: true
+  joined?: true,
+  variants?: boolean
 ): Array<{ absolute: string; text: string }> | undefined
 function resolveWord(
   env: Env,
@@ -276,7 +278,17 @@ function resolveWord(
   word: Word,
   scope: Scope,
   access: "read" | "write",
-  joined = true
+  joined: boolean,
+  variants?: boolean
+): Array<Target> | undefined
+function resolveWord(
+  env: Env,
+  command: MutableCommand,
+  word: Word,
+  scope: Scope,
+  access: "read" | "write",
+  joined = true,
+  variants = true
 ): Array<Target> | undefined {
   let path = word.path
   if (path === undefined) return undefined
@@ -311,6 +323,23 @@ function resolveWord(
       return []
     }
     if (process.platform !== "win32") path = path.replace(/\\/g, "/")
+    // Other names the same text reads: a cmdlet's -Path unescapes its wildcard escapes
+    // (`` .e`nv `` is .env), and Windows drops trailing spaces and dots from a name (`.env `
+    // is .env). Each is judged, and the text as written (-LiteralPath, another system).
+    const others = variants ? windowsNames(path, scope.dialect === "powershell") : []
+    if (others.length > 0) {
+      if (word.glob && path.includes("`")) {
+        commandNote(command, "unmodelled", `the wildcard \`${word.raw}\` has escapes, which are not followed`)
+        return undefined
+      }
+      const out: Array<Target> = []
+      for (const [i, name] of [path, ...others].entries()) {
+        const targets = resolveWord(env, command, { ...word, path: name }, scope, access, joined, i > 0)
+        if (targets === undefined) return undefined
+        out.push(...targets)
+      }
+      return out
+    }
   }
   if (process.platform !== "win32" && path[1] === ":" && /^[A-Za-z]:[\\/]/.test(path)) {
     return [{ absolute: `/${path.replace(/\\/g, "/")}`, text: word.raw }]
@@ -354,6 +383,29 @@ function resolveWord(
   if (scope.unknown && !NodePath.isAbsolute(path)) {
     commandNote(command, "unmodelled", `\`${word.raw}\` is relative to a directory only known at run time`)
   }
+  return out
+}
+
+// `New-Item -ItemType SymbolicLink | HardLink | Junction`: any item type but a plain file or
+// directory (`-Type` is its alias; `-ItemType:X` is one word).
+export const createsLink = (words: ReadonlyArray<Word>): boolean =>
+  words.some((w, i) => {
+    if (!w.parameter) return false
+    const [name = "", inline] = w.value.toLowerCase().split(":", 2)
+    if (!Programs.isAbbreviation(name, "-itemtype", 1) && !Programs.isAbbreviation(name, "-type", 2))
+      return false
+    const value = inline ?? (words[i + 1]?.isStatic ? words[i + 1]!.value.toLowerCase() : undefined)
+    return value !== "file" && value !== "directory"
+  })
+
+const windowsNames = (path: string, wildcards: boolean): Array<string> => {
+  const out: Array<string> = []
+  if (wildcards && path.includes("`")) out.push(path.replace(/`(.)/gs, "$1"))
+  const trimmed = path
+    .split("/")
+    .map((part) => (part === "." || part === ".." ? part : part.replace(/[ .]+$/, "") || part))
+    .join("/")
+  if (trimmed !== path) out.push(trimmed)
   return out
 }
 
@@ -543,6 +595,19 @@ export const argumentPaths = (
     if (ps && word.parameter) {
       const name = word.value.toLowerCase()
       const value = words[i + 1]
+      // A link's -Value (-Target is its alias) is what it points to, read as `ln`'s target:
+      // `New-Item -ItemType HardLink -Path x -Value .env` makes x a second name for .env.
+      if (
+        key === "new-item" &&
+        (Programs.isAbbreviation(name, "-value", 1) || Programs.isAbbreviation(name, "-target", 1)) &&
+        value &&
+        !value.parameter &&
+        createsLink(words)
+      ) {
+        touch(env, command, value, "read", "argument", scope)
+        i++
+        continue
+      }
       let isPathParameter = false
       for (const p of Programs.POWERSHELL_PATH_PARAMETERS)
         if (Programs.isAbbreviation(name, p, 2) || name === p) isPathParameter = true

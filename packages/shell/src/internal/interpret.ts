@@ -9,6 +9,7 @@ import {
   argumentPaths,
   changeDirectory,
   commandRedirect,
+  createsLink,
   enterDirectory,
   followedLinks,
   plantedGitDirectory,
@@ -235,19 +236,6 @@ const copiesAsLinks = (words: ReadonlyArray<Word>): boolean => {
     .slice(1, end === -1 ? undefined : end)
     .some((w) => /^-[A-Za-z]*[ls]/.test(w.value) || w.value === "--link" || w.value === "--symbolic-link")
 }
-
-// `New-Item -ItemType SymbolicLink | HardLink | Junction`: any item type but a plain file or
-// directory (`-Type` is its alias; `-ItemType:X` is one word).
-
-const createsLink = (words: ReadonlyArray<Word>): boolean =>
-  words.some((w, i) => {
-    if (!w.parameter) return false
-    const [name = "", inline] = w.value.toLowerCase().split(":", 2)
-    if (!Programs.isAbbreviation(name, "-itemtype", 1) && !Programs.isAbbreviation(name, "-type", 2))
-      return false
-    const value = inline ?? (words[i + 1]?.isStatic ? words[i + 1]!.value.toLowerCase() : undefined)
-    return value !== "file" && value !== "directory"
-  })
 
 // Shell options that change what a glob matches (dotfiles, `.` and `..`, case, `**`).
 const GLOB_OPTIONS: ReadonlySet<string> = new Set([
