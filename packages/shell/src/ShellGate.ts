@@ -581,7 +581,8 @@ const readPatterns = (analysis: ShellAnalysis.Analysis): Array<string> => {
     }
     // Deeper than its entries, the credential places it holds (`.config/git/credentials`
     // under `.config`, `.ssh` under `.`): the read reaches them, so it is judged as theirs.
-    for (const rest of credentialsUnder(name === "." ? "" : name, path.path, reads === "all"))
+    const listed = new Set(entries.map((entry) => entry.name))
+    for (const rest of credentialsUnder(name === "." ? "" : name, path.path, reads === "all", listed))
       out.push(name === "." ? rest : inside ? `${name}/${rest}` : NodePath.join(name, rest))
   }
   return [...new Set(out)]
@@ -590,17 +591,25 @@ const readPatterns = (analysis: ShellAnalysis.Analysis): Array<string> => {
 // The parts of `Defaults.HOME_CREDENTIALS` places that exist under `directory` (named
 // `name`): the whole place (`directory` is a home), or what follows the part of it that
 // `name` ends with (`name` is `.config`, the place `.config/git/credentials`: `git/credentials`).
-const credentialsUnder = (name: string, directory: string, hidden: boolean): Array<string> => {
+// `listed` holds the directory's entries: a place whose first step is not among them is not
+// there, so only the deeper ones are looked up.
+const credentialsUnder = (
+  name: string,
+  directory: string,
+  hidden: boolean,
+  listed: ReadonlySet<string>
+): Array<string> => {
   const components = name.split(/[/]/).filter((c) => c !== "")
   const out: Array<string> = []
   for (const place of Defaults.HOME_CREDENTIALS) {
     const parts = place.split("/")
     for (let k = 0; k < parts.length; k++) {
+      const rest = parts.slice(k)
+      if (!listed.has(rest[0]!)) continue
       const prefix = parts.slice(0, k)
       if (prefix.some((part, i) => components[components.length - k + i] !== part)) continue
-      const rest = parts.slice(k)
       if (!hidden && rest.some((part) => part.startsWith("."))) continue
-      if (lstatExists(NodePath.join(directory, ...rest))) out.push(rest.join("/"))
+      if (rest.length === 1 || lstatExists(NodePath.join(directory, ...rest))) out.push(rest.join("/"))
     }
   }
   return out
@@ -623,9 +632,10 @@ const lstatExists = (path: string): boolean => {
 const foldsCase = (path: string): boolean => {
   if (process.platform === "darwin" || process.platform === "win32") return true
   try {
-    const a = fs.statSync(path)
-    const b = fs.statSync(path.toLowerCase())
-    return a.ino === b.ino && a.dev === b.dev
+    // The folded name is looked up first: on a file system that keeps case it is usually missing.
+    const folded = fs.statSync(path.toLowerCase(), { throwIfNoEntry: false })
+    const own = folded === undefined ? undefined : fs.statSync(path, { throwIfNoEntry: false })
+    return own !== undefined && folded!.ino === own.ino && folded!.dev === own.dev
   } catch {
     return false
   }
