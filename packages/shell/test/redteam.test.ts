@@ -1001,4 +1001,74 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "git show HEAD -- src/index.ts", block: BUILTIN, expect: "allow" },
     { command: "git log --grep 'fix*'", block: BUILTIN, expect: "allow" }
   ])
+
+  cases("git file options in every spelling", [
+    // Each printed the tracked .env (blame's "Not Committed Yet" lines, config's secret=…,
+    // the first line of a bad ignore-revs file in blame's error).
+    { command: "git blame --contents=.env notes.txt", block: BUILTIN, expect: "ask" },
+    { command: "git blame --contents=.env -- notes.txt", block: BUILTIN, expect: "ask" },
+    { command: "cd src && git -C .. blame --contents=.env notes.txt", block: BUILTIN, expect: "ask" },
+    { command: "git config --file=.env --list", block: BUILTIN, expect: "ask" },
+    { command: "git config -f.env -l", block: BUILTIN, expect: "ask" },
+    { command: "git blame --ignore-revs-file=.env notes.txt", block: BUILTIN, expect: "ask" },
+    // Prefixes git accepts, clusters, short glued values, other file options.
+    { command: "git blame --cont=.env notes.txt", block: BUILTIN, expect: "ask" },
+    { command: "git blame --contents=prod.env notes.txt", block: BUILTIN, expect: "ask" },
+    { command: "git blame -S.env notes.txt", block: BUILTIN, expect: "ask" },
+    { command: "git config -lf.env", block: BUILTIN, expect: "ask" },
+    { command: "git config --fil=.env -l", block: BUILTIN, expect: "ask" },
+    { command: "git ls-files -i -o --exclude-from=.env", block: BUILTIN, expect: "ask" },
+    { command: "git ls-files -i -o -X.env", block: BUILTIN, expect: "ask" },
+    { command: "git grep -f.env src", block: BUILTIN, expect: "ask" },
+    { command: "git log --orderfile=.env -- src", block: BUILTIN, expect: "ask" },
+    { command: "git diff --output=.git/hooks/pre-commit -- src", block: BUILTIN, expect: "ask" },
+    { command: "git config --blob HEAD:.env --list", block: BUILTIN, expect: "ask" },
+    { command: "git config --blob=HEAD:prod.env -l", block: BUILTIN, expect: "ask" },
+    { command: "git config --blob 3b18e512 -l", block: BUILTIN, expect: "ask" },
+    { command: 'git config --file="$F" -l', block: BUILTIN, expect: "ask" },
+    { command: "git blame notes.txt", block: BUILTIN, expect: "allow" },
+    { command: "git blame --contents=src/index.ts src/index.ts", block: BUILTIN, expect: "allow" },
+    { command: "git config -f src/index.ts -l", block: BUILTIN, expect: "allow" },
+    { command: "git config --blob HEAD:src/index.ts -l", block: BUILTIN, expect: "allow" },
+    { command: "git config --list", block: BUILTIN, expect: "allow" }
+  ])
+
+  cases("git pathspecs with top-of-repository magic", [
+    // Printed the history of the tracked .env, from the top or from a subfolder.
+    { command: "git log -p -- ':/.env'", block: BUILTIN, expect: "ask" },
+    { command: "cd src && git log -p -- ':/.env'", block: BUILTIN, expect: "ask" },
+    { command: "git log -p -- src/index.ts ':/.env'", block: BUILTIN, expect: "ask" },
+    { command: "git log -p ':/.env'", block: BUILTIN, expect: "ask" },
+    { command: "git show HEAD -- ':.env'", block: BUILTIN, expect: "ask" },
+    { command: "git diff HEAD -- '::.env'", block: BUILTIN, expect: "ask" },
+    { command: "git log -p -- src/index.ts", block: BUILTIN, expect: "allow" },
+    { command: "git show :src/index.ts", block: BUILTIN, expect: "allow" }
+  ])
+
+  cases("git printing the content of a repository that tracks a .env", [
+    // Printed the old and the new secret of the tracked .env (or its whole history).
+    { command: "git diff", block: BUILTIN, expect: "ask" },
+    { command: "git diff HEAD", block: BUILTIN, expect: "ask" },
+    { command: "cd src && git diff", block: BUILTIN, expect: "ask" },
+    { command: "git show", block: BUILTIN, expect: "ask" },
+    { command: "git log -p", block: BUILTIN, expect: "ask" },
+    { command: "git log --patch -3", block: BUILTIN, expect: "ask" },
+    { command: "git show HEAD --stat -p", block: BUILTIN, expect: "ask" },
+    { command: "git stash show -p", block: BUILTIN, expect: "ask" },
+    // A hash may name the blob of .env, which show prints whole whatever the options.
+    { command: "git show 3b18e512 --stat", block: BUILTIN, expect: "ask" },
+    { command: "git cat-file -p 3b18e512", block: BUILTIN, expect: "ask" },
+    { command: "git cat-file blob 3b18e512", block: BUILTIN, expect: "ask" },
+    { command: "git stash show", block: BUILTIN, expect: "ask" },
+    { command: "git stash show --stat", block: BUILTIN, expect: "allow" },
+    { command: "git diff -- src/index.ts", block: BUILTIN, expect: "allow" },
+    { command: "git diff src", block: BUILTIN, expect: "allow" },
+    { command: "git diff --stat", block: BUILTIN, expect: "allow" },
+    { command: "git log --oneline", block: BUILTIN, expect: "allow" },
+    { command: "git log --stat", block: BUILTIN, expect: "allow" },
+    { command: "git status", block: BUILTIN, expect: "allow" },
+    { command: "git show HEAD --stat", block: BUILTIN, expect: "allow" },
+    { command: "git show HEAD:src/index.ts", block: BUILTIN, expect: "allow" },
+    { command: "git cat-file -t HEAD", block: BUILTIN, expect: "allow" }
+  ])
 })

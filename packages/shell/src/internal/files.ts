@@ -724,6 +724,17 @@ export const argumentPaths = (
       word.isStatic && scope.cwds.some((cwd) => fs.existsSync(NodePath.resolve(cwd, word.value)))
     if (!operands.some(exists)) operands.push(staticWord("."))
   }
+  if (key === "git" && Programs.gitPrintsContents(words.map((w) => w.value))) {
+    // `git diff`, `git log -p`, `git show HEAD`: the content of every tracked file of the
+    // repository, wherever git runs, unless the paths that exist here or the objects named
+    // (`HEAD:src/a.ts`, read as such) narrow it.
+    const exists = (word: Word) =>
+      word.isStatic && scope.cwds.some((cwd) => fs.existsSync(NodePath.resolve(cwd, word.value)))
+    const object = (word: Word) => /^(?::[0-3]:|[^:]*:)(?!\/)(.+)$/s.test(word.value)
+    const revisions = operands.filter((word) => !exists(word))
+    if (!operands.some(exists) && !(revisions.length > 0 && revisions.every(object)))
+      operands.push({ ...staticWord(env.resolver.root), path: env.resolver.root })
+  }
   // `ln -s TARGET LINK`: a relative target is resolved from the link's directory.
   if (
     key === "ln" &&

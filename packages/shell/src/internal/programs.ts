@@ -1585,7 +1585,7 @@ export const readsDirectoryContents = (
   argv: ReadonlyArray<string>
 ): "all" | "visible" | undefined => {
   if (GREP_PROGRAMS.has(key)) return parseGrepArgv(argv).recursive ? "all" : undefined
-  if (key === "git") return gitSubcommand(argv) === "grep" ? "all" : undefined
+  if (key === "git") return gitSubcommand(argv) === "grep" || gitPrintsContents(argv) ? "all" : undefined
   const flags = RECURSIVE_FLAGS.get(key)
   if (flags !== undefined) return argv.slice(1).some((word) => flags.test(word)) ? "all" : undefined
   if (!TREE_READERS.has(key)) return undefined
@@ -1603,6 +1603,47 @@ const gitSubcommand = (argv: ReadonlyArray<string>): string | undefined => {
     else if (!argv[i]!.startsWith("-")) return argv[i]
   }
   return undefined
+}
+
+// Diff options that print the changed lines; the summaries that replace them.
+const GIT_PATCH =
+  /^(-[puW]|-U\d*|-[cm]|--cc|--dd|--patch.*|--unified.*|--diff-merges.*|--remerge-diff|--word-diff.*|--color-words.*|--function-context|--binary|--textconv|--ext-diff)$/
+const GIT_SUMMARY =
+  /^(-s|--no-patch|--stat.*|--numstat|--shortstat|--dirstat.*|--compact-summary|--summary|--name-only|--name-status|--raw|--quiet)$/
+// A revision written as a hash may name a blob, which show and cat-file print whole.
+const GIT_HASH = /^[0-9a-f]{4,64}$/i
+
+/**
+ * Whether git prints the content of the files of a commit, the index or the work tree:
+ * `diff` and `show` unless only a summary is asked for (a blob by its hash, whole), `log -p`,
+ * `stash show`, `cat-file` but for a type, size or existence, `archive`, `format-patch`.
+ */
+export const gitPrintsContents = (argv: ReadonlyArray<string>): boolean => {
+  const sub = gitSubcommand(argv)
+  const rest = argv.slice(argv.indexOf(sub ?? "") + 1)
+  const end = rest.indexOf("--")
+  const options = end === -1 ? rest : rest.slice(0, end)
+  const patch = options.some((a) => GIT_PATCH.test(a))
+  const summary = options.some((a) => GIT_SUMMARY.test(a))
+  switch (sub) {
+    case "diff":
+      return patch || !summary
+    case "show":
+      return patch || !summary || options.some((a) => GIT_HASH.test(a))
+    case "log":
+    case "whatchanged":
+      return patch
+    case "stash":
+      // `stash.showPatch` makes a bare `stash show` print the patch.
+      return options[0] === "show" && (patch || !summary)
+    case "cat-file":
+      return !options.some((a) => /^-[tse]$/.test(a))
+    case "archive":
+    case "format-patch":
+      return true
+    default:
+      return false
+  }
 }
 
 // rg counts -u across words and clusters (`-u -u`, `-uL -u` are -uu: hidden files too), and

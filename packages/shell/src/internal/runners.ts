@@ -669,6 +669,7 @@ export const check = (key: string, words: ReadonlyArray<Word>, args: ReadonlyArr
     case "git":
       gitConfig(args, ops)
       gitObjectPaths(args, ops)
+      gitFileOptions(args, ops)
       return
     case "ssh":
       ssh(words, ops)
@@ -948,11 +949,7 @@ const GIT_OBJECT_READERS: ReadonlySet<string> = new Set([
 const gitObjectPaths = (args: ReadonlyArray<Word>, ops: Ops): void => {
   if (!GIT_OBJECT_READERS.has(args[1]?.value ?? "")) return
   gitPathspecGlobs(args, ops)
-  const read = (path: string): void => {
-    if (path === "" || path.startsWith("/")) return
-    const file = /^\.\.?\//.test(path) ? path : `${ops.projectRoot}/${path}`
-    ops.touch({ ...staticWord(file), path: file }, "read")
-  }
+  const read = (path: string): void => readRepositoryPath(path, ops)
   for (let i = 2; i < args.length; i++) {
     const word = args[i]!
     if (!word.isStatic) continue
@@ -968,9 +965,102 @@ const gitObjectPaths = (args: ReadonlyArray<Word>, ops: Ops): void => {
       continue
     }
     if (text.startsWith("-")) continue
-    // `REV:path`, `:path`, `:N:path`; not `:/message` (a commit found by its message).
+    // `:/path`, a pathspec from the top of the repository when that file exists (else
+    // `:/message`, a commit found by its message, reads nothing).
+    if (text.startsWith(":/")) read(text.slice(2))
+    // `REV:path`, `:path`, `:N:path`.
     const object = /^(?::[0-3]:|[^:]*:)(?!\/)(.+)$/s.exec(text)
     if (object && !text.includes("://")) read(object[1]!)
+  }
+}
+
+// `path` of `REV:path`: at the top of the repository, or next to the working directory (`./`).
+const readRepositoryPath = (path: string, ops: Ops): void => {
+  if (path === "" || path.startsWith("/")) return
+  const file = /^\.\.?\//.test(path) ? path : `${ops.projectRoot}/${path}`
+  ops.touch({ ...staticWord(file), path: file }, "read")
+}
+
+type FileOptions = Readonly<Record<string, "read" | "write" | "blob">>
+
+// git's options whose value is a file it reads or writes, by subcommand (short letters as
+// `-X` keys), as its parse-options reads them: `--opt=FILE`, `--opt FILE`, any prefix of the
+// long name (`--cont=FILE`), `-XFILE`, `-X FILE`, and after flags clustered before it.
+const GIT_PATHSPEC_FILE: FileOptions = { "pathspec-from-file": "read" }
+const GIT_DIFF_FILES: FileOptions = { orderfile: "read", "-O": "read", output: "write" }
+const GIT_FILE_OPTIONS: ReadonlyMap<string, FileOptions> = new Map<string, FileOptions>([
+  ["blame", { contents: "read", "ignore-revs-file": "read", "-S": "read" }],
+  ["annotate", { contents: "read", "ignore-revs-file": "read", "-S": "read" }],
+  ["config", { file: "read", "-f": "read", blob: "blob" }],
+  ["diff", GIT_DIFF_FILES],
+  ["show", GIT_DIFF_FILES],
+  ["log", GIT_DIFF_FILES],
+  ["whatchanged", GIT_DIFF_FILES],
+  [
+    "format-patch",
+    { ...GIT_DIFF_FILES, "signature-file": "read", "output-directory": "write", "-o": "write" }
+  ],
+  ["grep", { file: "read", "-f": "read" }],
+  ["ls-files", { "exclude-from": "read", "-X": "read", "exclude-per-directory": "read" }],
+  ["commit", { ...GIT_PATHSPEC_FILE, file: "read", "-F": "read", template: "read", "-t": "read" }],
+  ["tag", { file: "read", "-F": "read" }],
+  ["merge", { file: "read", "-F": "read" }],
+  ["notes", { file: "read", "-F": "read" }],
+  ["archive", { "add-file": "read", output: "write", "-o": "write" }],
+  ["add", GIT_PATHSPEC_FILE],
+  ["reset", GIT_PATHSPEC_FILE],
+  ["checkout", GIT_PATHSPEC_FILE],
+  ["restore", GIT_PATHSPEC_FILE],
+  ["rm", GIT_PATHSPEC_FILE],
+  ["stash", GIT_PATHSPEC_FILE]
+])
+
+/**
+ * `git blame --contents=.env`, `git config -f.env -l`: the value of a file option is that
+ * file, read (and printed) as `cat` would. A prefix of several names is read as each.
+ */
+const gitFileOptions = (args: ReadonlyArray<Word>, ops: Ops): void => {
+  const options = GIT_FILE_OPTIONS.get(args[1]?.value ?? "")
+  if (options === undefined) return
+  const use = (access: FileOptions[string], value: Word | undefined): void => {
+    if (value === undefined) return
+    if (!value.isStatic) {
+      ops.note("unmodelled", `git ${args[1]!.value}: a file option's value is only known at run time`)
+      return
+    }
+    if (access === "blob") {
+      // `--blob REV:PATH` reads PATH of REV; a blob named by its hash, the read rules cannot see.
+      const object = /^[^:]*:(.+)$/s.exec(value.value)
+      if (object) readRepositoryPath(object[1]!, ops)
+      else ops.note("unmodelled", `git config --blob ${value.value}: which file it reads is not visible here`)
+    } else ops.touch(value, access)
+  }
+  const glued = (word: Word, value: string): Word => ({
+    ...word,
+    value,
+    raw: value,
+    path: value.startsWith("~") ? ops.home() + value.slice(1) : value
+  })
+  for (let i = 2; i < args.length; i++) {
+    const word = args[i]!
+    const text = word.value
+    if (text === "--") return
+    const long = /^--([^=]+)(=?)(.*)$/s.exec(text)
+    if (long) {
+      for (const [name, access] of Object.entries(options)) {
+        if (name.startsWith("-") || !name.startsWith(long[1]!)) continue
+        use(access, long[2] === "=" ? glued(word, long[3]!) : args[i + 1])
+      }
+      continue
+    }
+    if (!/^-[^-]/.test(text)) continue
+    // A cluster ends at the first option that takes a value (`-mFix`, `-L1,2`).
+    for (let j = 1; j < text.length && !/[mecCLnG]/.test(text[j - 1]!); j++) {
+      const access = options[`-${text[j]}`]
+      if (access === undefined) continue
+      use(access, j + 1 < text.length ? glued(word, text.slice(j + 1)) : args[i + 1])
+      break
+    }
   }
 }
 
@@ -980,8 +1070,11 @@ const GIT_VALUED_OPTIONS =
   /^(-e|-f|-n|-m|-A|-B|-C|-S|-G|-O|--grep|--author|--committer|--format|--pretty|--since|--until|--after|--before|--max-count|--skip|--regexp|--file)$/
 
 /**
- * A pathspec with glob characters or magic (`'*.env'`, `:(glob)**`, `:!src`) matches files
- * at any depth, in the revision shown: which ones, the read rules cannot see from here.
+ * A pathspec with glob characters or magic (`'*.env'`, `:(glob)**`, `:!src`, `:/.env` at the
+ * top of the repository) matches files at any depth, or from elsewhere than the working
+ * directory, in the revision shown: which ones, the read rules cannot see from here. After
+ * `--` every word starting with `:` is magic; before it, `:path` and `:N:path` name an
+ * object of the index and `:/path` a file at the top (read by gitObjectPaths).
  */
 const gitPathspecGlobs = (args: ReadonlyArray<Word>, ops: Ops): void => {
   const grep = args[1]?.value === "grep"
@@ -993,7 +1086,7 @@ const gitPathspecGlobs = (args: ReadonlyArray<Word>, ops: Ops): void => {
     else if (!paths && GIT_VALUED_OPTIONS.test(text)) i++
     else if (!paths && text.startsWith("-")) continue
     else if (pattern) pattern = false
-    else if (/[*?[]/.test(text) || /^:[(!^]/.test(text)) {
+    else if (/[*?[]/.test(text) || /^:([(!^:]|\/[(!^])/.test(text) || (paths && text.startsWith(":"))) {
       ops.note(
         "unmodelled",
         `git ${args[1]!.value} ${text}: a pathspec pattern reads files the read rules cannot see here`
