@@ -339,6 +339,98 @@ layer(ShellParser.layer)("the built-in defaults", (it) => {
         })
     )
 
+    it.effect(
+      "cp, mv, install and ln backups are writes: the old target renamed to it plus a suffix is judged, and -S takes its value",
+      () =>
+        Effect.gen(function* () {
+          const asks = [
+            // the backup's name configures later commands or the gate
+            "cp -b -S .json README.md gatehouse",
+            "mv -b -S .json src/index.ts gatehouse",
+            "cp --backup=simple --suffix=.json README.md .vscode/tasks",
+            "mv --backup --suffix=.json src/index.ts .vscode/mcp",
+            "cp -b -S rc README.md .npm",
+            // -S takes the next word as its suffix, one that starts with a dash too
+            "cp -S -commit README.md .git/hooks/pre",
+            "cp -bS.json README.md gatehouse",
+            "cp -S.json README.md gatehouse",
+            "mv --suffix .json src/index.ts gatehouse",
+            "cp --su=.json README.md gatehouse",
+            "cp --backup=exist -S rc README.md build/.npm",
+            // a target directory: each source's name inside it
+            "cp -S .json gatehouse src",
+            "cp -S .json -t .vscode tasks",
+            "mv --suffix=.json -t .vscode src/tasks",
+            "cp -S .json build/tasks build/b .vscode",
+            // a suffix only known at run time, or that the environment gives
+            'cp -b -S "$x" README.md gatehouse',
+            "cp -S /x README.md build/y",
+            "SIMPLE_BACKUP_SUFFIX=.json cp -b README.md gatehouse",
+            "export SIMPLE_BACKUP_SUFFIX=.json; cp -b README.md gatehouse",
+            "env SIMPLE_BACKUP_SUFFIX=.json mv -b src/index.ts gatehouse",
+            // an option it does not have
+            "cp -Q README.md build/q",
+            "mv -a build/x build/y"
+          ]
+          const passed: Array<string> = []
+          for (const command of asks) {
+            const verdict = yield* judge(command, { block: { external_directory: "allow" } })
+            if (bashOf(verdict).decision === "allow" || verdict.decision === "allow") passed.push(command)
+          }
+          // install and ln ask by default; a rule that allows them leaves their backups judged
+          const own = { bash: { "install *": "allow", "ln *": "allow" } }
+          for (const command of [
+            "install -b -S .json README.md gatehouse",
+            "install -S rc README.md build/.npm",
+            "install --suf=.json -t src gatehouse",
+            "ln -b -S .json README.md gatehouse",
+            "ln -S rc README.md build/.npm",
+            "ln --suffix=rc -s README.md build/.npm"
+          ]) {
+            const verdict = yield* judge(command, { block: own })
+            if (verdict.decision === "allow") passed.push(command)
+          }
+          assert.deepStrictEqual(passed, [])
+          for (const command of [
+            "cp -b README.md build/x",
+            "cp --backup=numbered README.md build/x",
+            "mv -b -S .bak build/x build/y",
+            "cp -S .bak -t build README.md",
+            "cp --backup=none -S .json README.md gatehouse",
+            "cp -t build README.md",
+            "cp -a src build/src"
+          ])
+            assert.strictEqual((yield* judge(command)).decision, "allow", command)
+          assert.strictEqual((yield* judge("install -b README.md build/x", { block: own })).decision, "allow")
+          // numbered backups: `target.~N~`, the suffix then unused; `build/x` may be a directory
+          const written = (command: string) =>
+            ShellAnalysis.analyze(command, {
+              cwd: project.root,
+              projectRoot: project.root,
+              dialect: "bash"
+            }).pipe(
+              Effect.map((analysis) =>
+                analysis.paths
+                  .filter((p) => p.access === "write")
+                  .map((p) => p.relative)
+                  .sort()
+              )
+            )
+          assert.deepStrictEqual(yield* written("cp --backup=t -S .json README.md build/x"), [
+            "build/x",
+            "build/x.~1~",
+            "build/x/README.md.~1~"
+          ])
+          assert.deepStrictEqual(yield* written("cp -b README.md build/x"), [
+            "build/x",
+            "build/x.~1~",
+            "build/x/README.md.~1~",
+            "build/x/README.md~",
+            "build/x~"
+          ])
+        })
+    )
+
     it.effect("in PowerShell too: cmdlets that only read run; removal, iex of a download and RunAs ask", () =>
       Effect.gen(function* () {
         const powershell = { dialect: "powershell" as const, block: { external_directory: "allow" } }

@@ -546,6 +546,10 @@ export const argumentPaths = (
     grepPaths(env, command, words, scope)
     return
   }
+  if (COPY_OPTIONS.has(key)) {
+    copyPaths(env, command, key, words, scope)
+    return
+  }
   const ps = scope.dialect === "powershell"
   const writeOptions = Programs.WRITE_OPTIONS.get(key) ?? []
   const patternOptions = Programs.PATTERN_FIRST.get(key)
@@ -735,18 +739,6 @@ export const argumentPaths = (
     if (!operands.some(exists) && !(revisions.length > 0 && revisions.every(object)))
       operands.push({ ...staticWord(env.resolver.root), path: env.resolver.root })
   }
-  // `ln -s TARGET LINK`: a relative target is resolved from the link's directory.
-  if (
-    key === "ln" &&
-    operands.length === 2 &&
-    words.some((w) => /^-[a-zA-Z]*s/.test(w.value) || w.value === "--symbolic")
-  ) {
-    const [target, link] = operands as [Word, Word]
-    if (target.path !== undefined && link.path !== undefined && !NodePath.isAbsolute(target.path)) {
-      const from = link.path.endsWith("/") ? link.path : NodePath.dirname(link.path)
-      operands[0] = { ...target, path: joinAsWritten(from, target.path) }
-    }
-  }
   // `rg KEY`, `grep -r KEY`: with no path, a recursive search reads the working directory.
   if (
     operands.length === 0 &&
@@ -774,11 +766,212 @@ export const argumentPaths = (
       operands.length > 1
     )
       access = "write"
-    else if (key === "mv") access = "write"
     else if (Programs.WRITES_SECOND.has(key) && index === 1) access = "write"
     touch(env, command, word, access, "argument", scope)
   })
   if (follows) followedLinks(env, command)
+}
+
+// cp, mv, install and ln (GNU coreutils): their short options, and those that take a value
+// (glued, `-S.json`, or the next word); their long options that take one (`--suffix S`,
+// `--suffix=S`; the others, `--backup=numbered`, only glued).
+const COPY_OPTIONS: ReadonlyMap<string, { readonly flags: string; readonly valued: string }> = new Map([
+  ["cp", { flags: "abdfilnprsuvxHLPRTZ", valued: "St" }],
+  ["mv", { flags: "bfinuvTZ", valued: "St" }],
+  ["ln", { flags: "bdfinrsvFLPT", valued: "St" }],
+  ["install", { flags: "bcdpsvCDTZ", valued: "gmotS" }]
+])
+const COPY_VALUED: ReadonlySet<string> = new Set([
+  "--suffix",
+  "--target-directory",
+  "--no-preserve",
+  "--sparse",
+  "--group",
+  "--mode",
+  "--owner",
+  "--strip-program"
+])
+const BACKUP_CONTROLS = ["none", "off", "simple", "never", "existing", "nil", "numbered", "t"]
+
+// The rest of an option word from `from` on: a value glued to its option.
+const rest = (word: Word, from: number): Word => ({
+  ...word,
+  value: word.value.slice(from),
+  raw: word.value.slice(from),
+  path: word.path?.slice(from)
+})
+
+// cp/mv/install/ln write their destination and, asked for backups (`-b`, `--backup`, `-S`,
+// `--suffix`), rename what it replaces to the destination plus a suffix first: that name
+// (`gatehouse.json`, `.npmrc`, `.git/hooks/pre-commit`) is written too.
+const copyPaths = (
+  env: Env,
+  command: MutableCommand,
+  key: string,
+  words: ReadonlyArray<Word>,
+  scope: Scope
+): void => {
+  const { flags, valued } = COPY_OPTIONS.get(key)!
+  const operands: Array<Word> = []
+  let directory: Word | undefined
+  let noDirectory = false
+  let makesDirectories = false
+  let parents = false
+  let backup = false
+  let control: Word | undefined
+  let suffix: Word | undefined
+  const option = (name: string, value: Word | undefined): void => {
+    if (name === "-b" || name === "--backup") {
+      backup = true
+      control = value
+    } else if (name === "-S" || name === "--suffix") {
+      backup = true
+      suffix = value
+    } else if (name === "-t" || name === "--target-directory") directory = value
+    else if (name === "-T" || name === "--no-target-directory") noDirectory = true
+    else if (key === "install" && (name === "-d" || name === "--directory")) makesDirectories = true
+    else if (key === "cp" && name === "--parents") parents = true
+    else if (name === "--strip-program") {
+      commandNote(command, "executes", `${key} --strip-program runs \`${value?.raw ?? ""}\``)
+      commandNote(command, "unmodelled", `${key} --strip-program: what it runs is not judged here`)
+    }
+  }
+  let ended = false
+  for (let i = 1; i < words.length; i++) {
+    const word = words[i]!
+    const text = word.value
+    if (ended || !(word.isStatic ? text.startsWith("-") && text !== "-" : word.raw.startsWith("-"))) {
+      operands.push(word)
+      continue
+    }
+    if (!word.isStatic || word.glob) {
+      commandNote(command, "unmodelled", `${key} \`${word.raw}\`: an option only known at run time`)
+      continue
+    }
+    if (text === "--") ended = true
+    else if (text.startsWith("--")) {
+      // Long options are written out in full here (LongOptions.expand); an unknown one is noted there.
+      const eq = text.indexOf("=")
+      const name = eq === -1 ? text : text.slice(0, eq)
+      option(name, eq !== -1 ? rest(word, eq + 1) : COPY_VALUED.has(name) ? words[++i] : undefined)
+    } else
+      for (let at = 1; at < text.length; at++) {
+        const letter = text[at]!
+        if (valued.includes(letter)) {
+          option(`-${letter}`, at + 1 < text.length ? rest(word, at + 1) : words[++i])
+          break
+        }
+        if (!flags.includes(letter)) {
+          commandNote(command, "unmodelled", `\`-${letter}\` is not an option ${key} is known to have`)
+          break
+        }
+        option(`-${letter}`, undefined)
+      }
+  }
+  if (makesDirectories) {
+    for (const word of operands) touch(env, command, word, "write", "argument", scope)
+    return
+  }
+  // `ln -s TARGET LINK`: a relative target is resolved from the link's directory.
+  if (
+    key === "ln" &&
+    operands.length === 2 &&
+    words.some((w) => /^-[a-zA-Z]*s/.test(w.value) || w.value === "--symbolic")
+  ) {
+    const [target, link] = operands as [Word, Word]
+    if (target.path !== undefined && link.path !== undefined && !NodePath.isAbsolute(target.path)) {
+      const from = link.path.endsWith("/") ? link.path : NodePath.dirname(link.path)
+      operands[0] = { ...target, path: joinAsWritten(from, target.path) }
+    }
+  }
+  if (directory !== undefined) touch(env, command, directory, "write", "argument", scope)
+  operands.forEach((word, index) => {
+    const last = directory === undefined && index === operands.length - 1 && operands.length > 1
+    touch(env, command, word, key === "mv" || last ? "write" : "read", "argument", scope)
+  })
+  // Where each source lands (and a backup is made): inside the -t directory; the last of two
+  // operands itself and, unless -T, inside it (it may be a directory by then); inside the last
+  // of more; for ln's one operand, here.
+  const sources = directory !== undefined || operands.length === 1 ? operands : operands.slice(0, -1)
+  const into =
+    directory ?? (operands.length === 1 ? (key === "ln" ? staticWord(".") : undefined) : operands.at(-1))
+  const landings: Array<Word> = []
+  if (into !== undefined) {
+    if (directory === undefined && operands.length === 2) landings.push(into)
+    if (directory !== undefined || !noDirectory)
+      for (const source of sources) {
+        const name =
+          source.path === undefined ? undefined : parents ? source.path : NodePath.basename(source.path)
+        const inside =
+          into.path === undefined || name === undefined ? undefined : joinAsWritten(into.path, name)
+        landings.push({
+          ...into,
+          value: inside ?? into.value,
+          raw: inside ?? into.raw,
+          path: inside,
+          glob: into.glob || source.glob
+        })
+      }
+  }
+  if (key === "ln" && operands.length === 1 && directory === undefined)
+    for (const landing of landings) touch(env, command, landing, "write", "argument", scope)
+  if (backup)
+    for (const ending of backupEndings(env, command, key, control, suffix))
+      for (const landing of landings) {
+        if (landing.glob) {
+          commandNote(
+            command,
+            "unmodelled",
+            `${key} backs up what a glob matches: their names are not followed`
+          )
+          break
+        }
+        const path = landing.path === undefined ? undefined : landing.path + ending
+        touch(
+          env,
+          command,
+          { ...landing, value: landing.value + ending, raw: landing.raw + ending, path },
+          "write",
+          "argument",
+          scope
+        )
+      }
+  const values = words.map((w) => w.value)
+  if (Programs.LINK_FOLLOWERS.has(key) && Programs.followsLinks(key, values)) followedLinks(env, command)
+}
+
+// The endings a backup's name may get: the simple suffix (`-S`, else $SIMPLE_BACKUP_SUFFIX,
+// else `~`), a number (`.~1~`: which one, no rule or configuring name tells apart), or both
+// (`existing`, the default, picks by what is on disk then).
+const backupEndings = (
+  env: Env,
+  command: MutableCommand,
+  key: string,
+  control: Word | undefined,
+  suffix: Word | undefined
+): ReadonlyArray<string> => {
+  // `--backup=CONTROL` by any unambiguous prefix (argmatch); one not read here is read as `existing`.
+  const written = control?.isStatic === true ? control.value : undefined
+  const named = written === undefined ? [] : BACKUP_CONTROLS.filter((c) => c.startsWith(written))
+  const type =
+    written !== undefined && named.includes(written) ? written : named.length === 1 ? named[0] : "existing"
+  if (type === "none" || type === "off") return []
+  const numbered = ".~1~"
+  if (type === "numbered" || type === "t") return [numbered]
+  // An empty suffix is `~`; one with a slash would put the backup elsewhere: not followed.
+  const simple =
+    suffix === undefined
+      ? env.seen.has("SIMPLE_BACKUP_SUFFIX")
+        ? undefined
+        : "~"
+      : suffix.isStatic && !suffix.glob && !suffix.value.includes("/")
+        ? suffix.value || "~"
+        : undefined
+  if (simple === undefined) {
+    commandNote(command, "unmodelled", `${key} names its backups with a suffix only known at run time`)
+    return [numbered]
+  }
+  return type === "simple" || type === "never" ? [simple] : [simple, numbered]
 }
 
 // The value of the first short write option (`-o`) in a cluster of short options (`-ro/x`:

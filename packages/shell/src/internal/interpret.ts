@@ -258,6 +258,8 @@ const checkAssignment = (
 ): void => {
   // CDPATH changes where a relative `cd` lands: from here on, such a move is not followed.
   if (assignment.name === "CDPATH") env.seen.add("CDPATH")
+  // It names the backups cp, mv, install and ln make: from here on, their names are not known.
+  if (assignment.name === "SIMPLE_BACKUP_SUFFIX") env.seen.add("SIMPLE_BACKUP_SUFFIX")
   // GLOBIGNORE also turns on dotglob: `*` then matches dotfiles such as .env.
   if (assignment.name === "GLOBIGNORE") {
     commandNote(command, "unmodelled", "sets GLOBIGNORE: later globs may match other files")

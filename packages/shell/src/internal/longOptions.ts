@@ -125,6 +125,27 @@ const TABLES: ReadonlyMap<string, Table> = new Map<string, Table>([
     )
   ],
   [
+    "install",
+    GNU(
+      "backup",
+      "compare",
+      "context",
+      "debug",
+      "directory",
+      "group",
+      "mode",
+      "no-target-directory",
+      "owner",
+      "preserve-context",
+      "preserve-timestamps",
+      "strip",
+      "strip-program",
+      "suffix",
+      "target-directory",
+      "verbose"
+    )
+  ],
+  [
     "ln",
     GNU(
       "backup",
