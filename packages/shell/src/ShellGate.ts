@@ -555,13 +555,24 @@ const readPatterns = (analysis: ShellAnalysis.Analysis): Array<string> => {
   // A path that does not exist reads nothing (`git commit -m "a message"`, `npm i zod` name
   // no file), unless the text itself writes it first (`mv .env a.env && cat a.env`).
   const written = new Set(analysis.paths.filter((p) => p.access === "write").map((p) => p.path))
+  // A long text reads the same folder many times (`git diff` reads the whole repository):
+  // each folder is listed once per reading, and each name looked up once.
+  const expanded = new Set<string>()
+  const folds = new Map<string, boolean>()
+  const foldsHere = (file: string): boolean => {
+    const known = folds.get(file)
+    if (known !== undefined) return known
+    const found = foldsCase(file)
+    folds.set(file, found)
+    return found
+  }
   for (const path of analysis.paths) {
     if (path.access !== "read" || (path.via !== "argument" && path.via !== "redirect")) continue
     if (!path.exists && !written.has(path.path)) continue
     const inside = path.inside && path.relative !== undefined
     const name = inside ? path.relative || "." : path.path
     out.push(name)
-    if (name.toLowerCase() !== name && foldsCase(path.path)) out.push(name.toLowerCase())
+    if (name.toLowerCase() !== name && foldsHere(path.path)) out.push(name.toLowerCase())
     if (!path.isDirectory) continue
     out.push(name === "." ? "*" : inside ? `${name}/*` : directoryPattern(name))
     // A program that reads the files under the directory (`grep -r`, `rg`, `tar`) reads
@@ -571,12 +582,15 @@ const readPatterns = (analysis: ShellAnalysis.Analysis): Array<string> => {
     const names = [command.argv[0]!, ...command.names].map((n) => (n.split(/[\\/]/).pop() ?? n).toLowerCase())
     const reads = names.map((name) => readsDirectoryContents(name, command.argv)).find((r) => r !== undefined)
     if (reads === undefined) continue
+    const reading = `${reads}\0${name}\0${path.path}`
+    if (expanded.has(reading)) continue
+    expanded.add(reading)
     const entries = listDirectory(path.path).filter((e) => reads === "all" || !e.name.startsWith("."))
     for (const entry of entries.slice(0, MAX_LISTED)) {
       const child =
         name === "." ? entry.name : inside ? `${name}/${entry.name}` : NodePath.join(name, entry.name)
       out.push(child)
-      if (child.toLowerCase() !== child && foldsCase(NodePath.join(path.path, entry.name)))
+      if (child.toLowerCase() !== child && foldsHere(NodePath.join(path.path, entry.name)))
         out.push(child.toLowerCase())
     }
     // Deeper than its entries, the credential places it holds (`.config/git/credentials`
