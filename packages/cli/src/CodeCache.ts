@@ -71,6 +71,32 @@ const writePrivate = (file: string, data: Buffer): void => {
   }
 }
 
+const WEEK_MS = 7 * 24 * 60 * 60 * 1000
+const KEPT = 16
+
+/**
+ * Each build names its files anew, so caches of older ones pile up: when a cache is written,
+ * those not written for a week go, and all but the newest few. (A cache in use is written
+ * once; gone, it is made again by the next run that succeeds.)
+ */
+const sweep = (folder: string, kept: string): void => {
+  try {
+    const caches = NodeFs.readdirSync(folder)
+      .filter((name) => name.endsWith(".cache") && NodePath.join(folder, name) !== kept)
+      .map((name) => {
+        const path = NodePath.join(folder, name)
+        return { path, written: NodeFs.lstatSync(path).mtimeMs }
+      })
+      .sort((a, b) => b.written - a.written)
+    const now = Date.now()
+    caches.forEach(({ path, written }, index) => {
+      if (index >= KEPT - 1 || now - written > WEEK_MS) NodeFs.rmSync(path, { force: true })
+    })
+  } catch {
+    // Sweeping is tidiness: a cache that cannot be listed or removed is left where it is.
+  }
+}
+
 export interface Loaded<A> {
   readonly exports: A
   /** What became of the cache: none found (or none trusted), used, or refused by V8. */
@@ -115,6 +141,7 @@ export const load = <A>(file: string, folder: string | undefined = privateFolder
       if (saved || cacheFile === undefined || (cachedData !== undefined && !script.cachedDataRejected)) return
       saved = true
       writePrivate(cacheFile, script.createCachedData())
+      sweep(NodePath.dirname(cacheFile), cacheFile)
     }
   }
 }

@@ -129,6 +129,33 @@ describe("CodeCache", () => {
     })
   })
 
+  it("writing a cache sweeps those of older builds: unwritten for a week, and beyond the newest 16", () => {
+    const folder = CodeCache.privateFolder(NodePath.join(base, "f"))!
+    const day = 24 * 60 * 60
+    const now = Date.now() / 1000
+    const stale = NodePath.join(folder, "check-old.cjs-v22-x64.cache")
+    NodeFs.writeFileSync(stale, "x", { mode: 0o600 })
+    NodeFs.utimesSync(stale, now - 8 * day, now - 8 * day)
+    const recent = Array.from({ length: 20 }, (_, i) => {
+      const path = NodePath.join(folder, `run-${i}.cjs-v22-x64.cache`)
+      NodeFs.writeFileSync(path, "x", { mode: 0o600 })
+      NodeFs.utimesSync(path, now - i * 60, now - i * 60)
+      return path
+    })
+    const other = NodePath.join(folder, "notes.txt")
+    NodeFs.writeFileSync(other, "kept")
+    const file = bundle()
+    loadInChild(file, folder)
+    assert.lengthOf(cacheOf(folder, file), 1)
+    assert.isFalse(NodeFs.existsSync(stale))
+    // The new cache and the 15 newest of the others.
+    assert.deepStrictEqual(
+      recent.map((path) => NodeFs.existsSync(path)),
+      recent.map((_, i) => i < 15)
+    )
+    assert.isTrue(NodeFs.existsSync(other))
+  })
+
   it("a cache that cannot be written leaves the run as it was", async () => {
     const folder = CodeCache.privateFolder(NodePath.join(base, "e"))!
     const file = bundle()
