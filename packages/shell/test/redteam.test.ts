@@ -23,6 +23,11 @@ fs.writeFileSync(NodePath.join(project.root, "planted", "repo", "HEAD"), "ref: r
 // A folder of the project with a link to the folder outside (as a vendored checkout may be).
 fs.mkdirSync(NodePath.join(project.root, "lib"))
 fs.symlinkSync(project.outside, NodePath.join(project.root, "lib", "vendor"))
+// Templates of configuring folders, to be copied whole.
+fs.mkdirSync(NodePath.join(project.root, "tpl", "claude"), { recursive: true })
+fs.writeFileSync(NodePath.join(project.root, "tpl", "claude", "settings.json"), "{}\n")
+fs.mkdirSync(NodePath.join(project.root, "tpl", ".vscode"), { recursive: true })
+fs.writeFileSync(NodePath.join(project.root, "tpl", ".vscode", "tasks.json"), "{}\n")
 
 /** The configuration a user would write: a strict bash allow-list, `.env` protected. */
 const USER = {
@@ -1045,6 +1050,20 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "git show :src/index.ts", block: BUILTIN, expect: "allow" }
   ])
 
+  cases("a configuring folder written whole: what lands in it is not named", [
+    // `cp -r tpl/claude .claude` made .claude/settings.json; only `.claude` was judged.
+    { command: "cp -r tpl/claude .claude", block: BUILTIN, expect: "ask" },
+    { command: "cp -rT tpl/claude .claude", block: BUILTIN, expect: "ask" },
+    { command: "mv tpl/claude .claude", block: BUILTIN, expect: "ask" },
+    { command: "cp -r tpl/.vscode/. .vscode", block: BUILTIN, expect: "ask" },
+    { command: "cp -Tr tpl/.vscode .vscode", block: BUILTIN, expect: "ask" },
+    { command: "cp -r tpl/claude .github/workflows", block: BUILTIN, expect: "ask" },
+    { command: "mkdir -p .husky", block: BUILTIN, expect: "ask" },
+    { command: "cp -r tpl/claude build/claude", block: BUILTIN, expect: "allow" },
+    { command: "cp -r tpl/.vscode build", block: BUILTIN, expect: "allow" },
+    { command: "mkdir -p build/.cache", block: BUILTIN, expect: "allow" }
+  ])
+
   cases("git printing the content of a repository that tracks a .env", [
     // Printed the old and the new secret of the tracked .env (or its whole history).
     { command: "git diff", block: BUILTIN, expect: "ask" },
@@ -1069,6 +1088,22 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "git status", block: BUILTIN, expect: "allow" },
     { command: "git show HEAD --stat", block: BUILTIN, expect: "allow" },
     { command: "git show HEAD:src/index.ts", block: BUILTIN, expect: "allow" },
-    { command: "git cat-file -t HEAD", block: BUILTIN, expect: "allow" }
+    { command: "git cat-file -t HEAD", block: BUILTIN, expect: "allow" },
+    // Second red team: a path narrows nothing once every file of its commits is printed,
+    // log's options under reflog and stash list, and the pickaxe as an oracle.
+    { command: "git show --full-diff HEAD -- src", block: BUILTIN, expect: "ask" },
+    { command: "git log --full-diff -p src", block: BUILTIN, expect: "ask" },
+    { command: "git log -p src --full-diff", block: BUILTIN, expect: "ask" },
+    { command: "git whatchanged --full-diff -p src", block: BUILTIN, expect: "ask" },
+    { command: "git log --pickaxe-all -S x -p src", block: BUILTIN, expect: "ask" },
+    { command: "git reflog -p", block: BUILTIN, expect: "ask" },
+    { command: "git reflog show --patch", block: BUILTIN, expect: "ask" },
+    { command: "git stash list -p", block: BUILTIN, expect: "ask" },
+    { command: "git log -G 'SECRET=fake1' --oneline", block: BUILTIN, expect: "ask" },
+    { command: "git log -S SECRET", block: BUILTIN, expect: "ask" },
+    { command: "git log -p src", block: BUILTIN, expect: "allow" },
+    { command: "git log --stat src", block: BUILTIN, expect: "allow" },
+    { command: "git reflog", block: BUILTIN, expect: "allow" },
+    { command: "git stash list", block: BUILTIN, expect: "allow" }
   ])
 })

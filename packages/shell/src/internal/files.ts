@@ -736,7 +736,8 @@ export const argumentPaths = (
       word.isStatic && scope.cwds.some((cwd) => fs.existsSync(NodePath.resolve(cwd, word.value)))
     const object = (word: Word) => /^(?::[0-3]:|[^:]*:)(?!\/)(.+)$/s.test(word.value)
     const revisions = operands.filter((word) => !exists(word))
-    if (!operands.some(exists) && !(revisions.length > 0 && revisions.every(object)))
+    const narrowed = operands.some(exists) || (revisions.length > 0 && revisions.every(object))
+    if (!narrowed || Programs.gitPrintsWholeCommits(words.map((w) => w.value)))
       operands.push({ ...staticWord(env.resolver.root), path: env.resolver.root })
   }
   // `rg KEY`, `grep -r KEY`: with no path, a recursive search reads the working directory.

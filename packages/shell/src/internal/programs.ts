@@ -1260,6 +1260,9 @@ const CONFIG_PATHS = [
   // A dev container's commands run on the host (initializeCommand); an IDE's run configurations.
   /\/\.devcontainer\//,
   /\/\.idea\/(workspace\.xml|runConfigurations\/)/,
+  // One of those folders written whole (`cp -r tpl .claude`, `mv x .vscode`, `mkdir -p
+  // .github/workflows`): what lands in it is not named, so it is judged as what it may hold.
+  /\/(\.husky|\.(claude|gemini|codex|opencode|cursor|roo|kiro|amazonq|continue|windsurf|zed|vscode|devcontainer|idea|github|cargo|ssh)|\.config\/(gatehouse|opencode|mise|fish|nvim|powershell|git|systemd\/user|autostart)|\.local\/share\/gatehouse|\.cache\/gatehouse|\.idea\/runConfigurations|\.github\/workflows)$/,
   // Cargo's wrappers, runners and aliases; CI runs a workflow with the repository's secrets.
   /\/\.cargo\/config(\.toml)?$/,
   /\/\.github\/workflows\//,
@@ -1610,8 +1613,17 @@ const GIT_PATCH =
   /^(-[puW]|-U\d*|-[cm]|--cc|--dd|--patch.*|--unified.*|--diff-merges.*|--remerge-diff|--word-diff.*|--color-words.*|--function-context|--binary|--textconv|--ext-diff)$/
 const GIT_SUMMARY =
   /^(-s|--no-patch|--stat.*|--numstat|--shortstat|--dirstat.*|--compact-summary|--summary|--name-only|--name-status|--raw|--quiet)$/
+// The pickaxe searches the content of every change (`git log -S SECRET` says whether a text
+// is in a file, one guess at a time); `--full-diff` and `--pickaxe-all` print every file of
+// the commits a path selected, so that path narrows nothing.
+const GIT_PICKAXE = /^(-[SG].*|--pickaxe-regex|--find-object.*)$/
+const GIT_WHOLE_COMMITS = /^(--full-diff|--pickaxe-all)$/
 // A revision written as a hash may name a blob, which show and cat-file print whole.
 const GIT_HASH = /^[0-9a-f]{4,64}$/i
+
+/** Whether git prints every file of the commits it shows, whatever path selected them. */
+export const gitPrintsWholeCommits = (argv: ReadonlyArray<string>): boolean =>
+  argv.some((a) => GIT_WHOLE_COMMITS.test(a))
 
 /**
  * Whether git prints the content of the files of a commit, the index or the work tree:
@@ -1623,7 +1635,7 @@ export const gitPrintsContents = (argv: ReadonlyArray<string>): boolean => {
   const rest = argv.slice(argv.indexOf(sub ?? "") + 1)
   const end = rest.indexOf("--")
   const options = end === -1 ? rest : rest.slice(0, end)
-  const patch = options.some((a) => GIT_PATCH.test(a))
+  const patch = options.some((a) => GIT_PATCH.test(a) || GIT_PICKAXE.test(a))
   const summary = options.some((a) => GIT_SUMMARY.test(a))
   switch (sub) {
     case "diff":
@@ -1632,10 +1644,12 @@ export const gitPrintsContents = (argv: ReadonlyArray<string>): boolean => {
       return patch || !summary || options.some((a) => GIT_HASH.test(a))
     case "log":
     case "whatchanged":
+    // `reflog [show]` takes log's options (`reflog -p`).
+    case "reflog":
       return patch
     case "stash":
-      // `stash.showPatch` makes a bare `stash show` print the patch.
-      return options[0] === "show" && (patch || !summary)
+      // `stash.showPatch` makes a bare `stash show` print the patch; `stash list` takes log's options.
+      return (options[0] === "show" && (patch || !summary)) || (options[0] === "list" && patch)
     case "cat-file":
       return !options.some((a) => /^-[tse]$/.test(a))
     case "archive":
