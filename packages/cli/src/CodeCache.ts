@@ -45,6 +45,14 @@ export const privateFolder = (directory: string = cacheDirectory()): string | un
   }
 }
 
+let processFolder: { readonly folder: string | undefined } | undefined
+
+/** {@link privateFolder} of the default directory, found once per process (bin.ts asks first). */
+export const defaultFolder = (): string | undefined => {
+  processFolder ??= { folder: privateFolder() }
+  return processFolder.folder
+}
+
 /** The cache's bytes, if the file is ours alone (checked on the open file, not the name). */
 const readPrivate = (file: string): Buffer | undefined => {
   let fd: number | undefined
@@ -109,7 +117,7 @@ export interface Loaded<A> {
  * Runs the CommonJS file `file` (a bundle whose name carries its content hash) with the code
  * cache kept for it in `folder`, and returns its exports.
  */
-export const load = <A>(file: string, folder: string | undefined = privateFolder()): Loaded<A> => {
+export const load = <A>(file: string, folder: string | undefined): Loaded<A> => {
   const source = NodeFs.readFileSync(file, "utf8")
   // One cache per bundle, Node and architecture; V8 checks its own version and flags as well.
   const cacheFile =
@@ -154,8 +162,8 @@ interface Command {
  * The command in the bundle file at `url`, run with its code cache. The cache is written after
  * a run that succeeded: a run that stopped at a bad flag has compiled little of the command.
  */
-export const command = (url: URL): Command => {
-  const loaded = load<Command>(NodeUrl.fileURLToPath(url))
+export const command = (url: URL, folder: string | undefined = defaultFolder()): Command => {
+  const loaded = load<Command>(NodeUrl.fileURLToPath(url), folder)
   return {
     main: async (argv) => {
       const code = await loaded.exports.main(argv)

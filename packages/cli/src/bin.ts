@@ -5,12 +5,12 @@
 import * as NodeModule from "node:module"
 import * as NodePath from "node:path"
 import * as NodeV8 from "node:v8"
-import { privateFolder } from "./CodeCache.ts"
+import { defaultFolder } from "./CodeCache.ts"
 
 // Node's code cache on disk for the modules it loads (the commands that start often bring
 // their own, see CodeCache), in our private folder: a cache in the shared temp folder could be
 // written by anyone, and what it holds runs as this command.
-const codeFolder = privateFolder()
+const codeFolder = defaultFolder()
 if (codeFolder !== undefined) NodeModule.enableCompileCache?.(NodePath.join(codeFolder, "node"))
 
 type Command = { readonly main: (argv: ReadonlyArray<string>) => Promise<number> }

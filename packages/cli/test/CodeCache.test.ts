@@ -118,15 +118,22 @@ describe("CodeCache", () => {
   })
 
   it("a command's cache is written only after a run that succeeded", async () => {
-    const directory = NodePath.join(base, "d")
-    const folder = NodePath.join(directory, "gatehouse", "code")
+    const folder = CodeCache.privateFolder(NodePath.join(base, "d"))!
     const file = bundle()
-    await withCacheHome(directory, async () => {
-      assert.strictEqual(await CodeCache.command(new URL(`file://${file}`)).main(["x"]), 2)
-      assert.deepStrictEqual(cacheOf(folder, file), [])
-      assert.strictEqual(await CodeCache.command(new URL(`file://${file}`)).main([]), 0)
-      assert.lengthOf(cacheOf(folder, file), 1)
-    })
+    assert.strictEqual(await CodeCache.command(new URL(`file://${file}`), folder).main(["x"]), 2)
+    assert.deepStrictEqual(cacheOf(folder, file), [])
+    assert.strictEqual(await CodeCache.command(new URL(`file://${file}`), folder).main([]), 0)
+    assert.lengthOf(cacheOf(folder, file), 1)
+  })
+
+  it("the default folder is under XDG_CACHE_HOME when it is set, else ~/.cache", async () => {
+    const directory = NodePath.join(base, "xdg")
+    await withCacheHome(directory, async () =>
+      assert.strictEqual(CodeCache.cacheDirectory(), NodePath.join(directory, "gatehouse"))
+    )
+    await withCacheHome("", async () =>
+      assert.strictEqual(CodeCache.cacheDirectory(), NodePath.join(NodeOs.homedir(), ".cache", "gatehouse"))
+    )
   })
 
   it("writing a cache sweeps those of older builds: unwritten for a week, and beyond the newest 16", () => {

@@ -486,15 +486,7 @@ const secretFolders = (home: string): ReadonlyArray<string> => {
   return folders
 }
 
-const homes = (home: string): Array<string> => {
-  const resolved = NodePath.resolve(home)
-  try {
-    const real = fs.realpathSync(resolved)
-    return real === resolved ? [resolved] : [resolved, real]
-  } catch {
-    return [resolved]
-  }
-}
+const homes = (home: string): Array<string> => readableDirectory(NodePath.resolve(home))
 
 /**
  * `directory` as {@link Options} `readable` takes it: as given and through symlinks (the
@@ -607,6 +599,7 @@ const readPatterns = (analysis: ShellAnalysis.Analysis): Array<string> => {
 // `name` ends with (`name` is `.config`, the place `.config/git/credentials`: `git/credentials`).
 // `listed` holds the directory's entries: a place whose first step is not among them is not
 // there, so only the deeper ones are looked up.
+const CREDENTIAL_PARTS = Defaults.HOME_CREDENTIALS.map((place) => place.split("/"))
 const credentialsUnder = (
   name: string,
   directory: string,
@@ -615,8 +608,7 @@ const credentialsUnder = (
 ): Array<string> => {
   const components = name.split(/[/]/).filter((c) => c !== "")
   const out: Array<string> = []
-  for (const place of Defaults.HOME_CREDENTIALS) {
-    const parts = place.split("/")
+  for (const parts of CREDENTIAL_PARTS) {
     for (let k = 0; k < parts.length; k++) {
       const rest = parts.slice(k)
       if (!listed.has(rest[0]!)) continue

@@ -720,24 +720,24 @@ export const argumentPaths = (
     // Subcommand words are not files.
     operands.shift()
   }
+  // A git operand that names a path here narrows what git reads to it.
+  const existsHere = (word: Word) =>
+    word.isStatic && scope.cwds.some((cwd) => fs.existsSync(NodePath.resolve(cwd, word.value)))
   if (key === "git" && words[start]?.value === "grep") {
     // `git grep KEY [REV…] [--] [PATH…]` reads every tracked file under its paths; with no
     // path that exists here (`git grep KEY HEAD`), the whole tree, as `grep -r KEY .` does.
     if (!words.some((w) => /^(-e|-f|--regexp|--file)$/.test(w.value))) operands.shift()
-    const exists = (word: Word) =>
-      word.isStatic && scope.cwds.some((cwd) => fs.existsSync(NodePath.resolve(cwd, word.value)))
-    if (!operands.some(exists)) operands.push(staticWord("."))
+    if (!operands.some(existsHere)) operands.push(staticWord("."))
   }
-  if (key === "git" && Programs.gitPrintsContents(words.map((w) => w.value))) {
+  const values = key === "git" ? words.map((w) => w.value) : []
+  if (key === "git" && Programs.gitPrintsContents(values)) {
     // `git diff`, `git log -p`, `git show HEAD`: the content of every tracked file of the
     // repository, wherever git runs, unless the paths that exist here or the objects named
     // (`HEAD:src/a.ts`, read as such) narrow it.
-    const exists = (word: Word) =>
-      word.isStatic && scope.cwds.some((cwd) => fs.existsSync(NodePath.resolve(cwd, word.value)))
     const object = (word: Word) => /^(?::[0-3]:|[^:]*:)(?!\/)(.+)$/s.test(word.value)
-    const revisions = operands.filter((word) => !exists(word))
-    const narrowed = operands.some(exists) || (revisions.length > 0 && revisions.every(object))
-    if (!narrowed || Programs.gitPrintsWholeCommits(words.map((w) => w.value)))
+    const revisions = operands.filter((word) => !existsHere(word))
+    const narrowed = revisions.length < operands.length || (revisions.length > 0 && revisions.every(object))
+    if (!narrowed || Programs.gitPrintsWholeCommits(values))
       operands.push({ ...staticWord(env.resolver.root), path: env.resolver.root })
   }
   // `rg KEY`, `grep -r KEY`: with no path, a recursive search reads the working directory.

@@ -1241,6 +1241,8 @@ export const CONFIG_NAMES: ReadonlySet<string> = new Set([
   // CI runs it with the repository's secrets.
   ".gitlab-ci.yml"
 ])
+// Agents' folders: their settings, hooks, commands and subagents.
+const AGENT_FOLDERS = "claude|gemini|codex|opencode|cursor|roo|kiro|amazonq|continue|windsurf|zed"
 const CONFIG_PATHS = [
   // Anything in a repository's own folder: its configuration and hooks, its submodules'
   // (.git/modules/x/config: `git status` recurses into them and runs their fsmonitor), its
@@ -1251,7 +1253,7 @@ const CONFIG_PATHS = [
   /\/\.config\/(git\/config|fish\/|nvim\/|powershell\/|systemd\/user\/|autostart\/)/,
   /\/\.husky\//,
   // Agents' settings, hooks, commands and subagents; an editor's tasks and terminal settings.
-  /\/\.(claude|gemini|codex|opencode|cursor|roo|kiro|amazonq|continue|windsurf|zed)\//,
+  new RegExp(String.raw`/\.(${AGENT_FOLDERS})/`),
   /\/\.config\/(gatehouse|opencode|mise)\//,
   // Gatehouse's own remembered approvals and sessions, and its code caches (code it runs).
   /\/\.local\/share\/gatehouse\//,
@@ -1262,7 +1264,9 @@ const CONFIG_PATHS = [
   /\/\.idea\/(workspace\.xml|runConfigurations\/)/,
   // One of those folders written whole (`cp -r tpl .claude`, `mv x .vscode`, `mkdir -p
   // .github/workflows`): what lands in it is not named, so it is judged as what it may hold.
-  /\/(\.husky|\.(claude|gemini|codex|opencode|cursor|roo|kiro|amazonq|continue|windsurf|zed|vscode|devcontainer|idea|github|cargo|ssh)|\.config\/(gatehouse|opencode|mise|fish|nvim|powershell|git|systemd\/user|autostart)|\.local\/share\/gatehouse|\.cache\/gatehouse|\.idea\/runConfigurations|\.github\/workflows)$/,
+  new RegExp(
+    String.raw`/(\.husky|\.(${AGENT_FOLDERS}|vscode|devcontainer|idea|github|cargo|ssh)|\.config/(gatehouse|opencode|mise|fish|nvim|powershell|git|systemd/user|autostart)|\.local/share/gatehouse|\.cache/gatehouse|\.idea/runConfigurations|\.github/workflows)$`
+  ),
   // Cargo's wrappers, runners and aliases; CI runs a workflow with the repository's secrets.
   /\/\.cargo\/config(\.toml)?$/,
   /\/\.github\/workflows\//,
