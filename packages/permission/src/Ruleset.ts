@@ -63,6 +63,13 @@ interface Candidate {
 interface Index {
   /** The other rules, in ruleset order. */
   readonly globs: ReadonlyArray<Candidate>
+  /**
+   * By the first UTF-16 unit of a non-empty input, the globs that may match it (those whose
+   * matches all start with that unit, and those that may start with any), in ruleset order.
+   */
+  readonly globsByFirst: ReadonlyMap<number, ReadonlyArray<Candidate>>
+  /** The globs whose matches may start with any unit, in ruleset order. */
+  readonly globsAnyFirst: ReadonlyArray<Candidate>
   /** Plain-text patterns (`Wildcard.Matcher.exact`) to the last rule with that pattern. */
   readonly literals: ReadonlyMap<string, Candidate>
   /** Patterns of `literal: true` rules, as written, to the last rule with that pattern. */
@@ -142,7 +149,17 @@ const build = (ruleset: Ruleset): Compiled => {
       else if (exact !== undefined) literals.set(exact, candidate)
       else globs.push(candidate)
     }
-    return { globs, literals, exactTexts }
+    const globsAnyFirst = globs.filter((candidate) => candidate.pattern.first === undefined)
+    const globsByFirst = new Map<number, ReadonlyArray<Candidate>>()
+    for (const candidate of globs) {
+      const first = candidate.pattern.first
+      if (first === undefined || globsByFirst.has(first)) continue
+      globsByFirst.set(
+        first,
+        globs.filter((c) => c.pattern.first === undefined || c.pattern.first === first)
+      )
+    }
+    return { globs, literals, exactTexts, globsByFirst, globsAnyFirst }
   }
   const indexes = new Map<string, Index>()
   const find = (permission: string, pattern: string): Rule | undefined => {
@@ -156,7 +173,9 @@ const build = (ruleset: Ruleset): Compiled => {
     const text = index.exactTexts.size === 0 ? undefined : index.exactTexts.get(pattern)
     const literal = text === undefined || (plain !== undefined && plain.index > text.index) ? plain : text
     const floor = literal?.index ?? -1
-    const { globs } = index
+    // Only the globs that may match an input starting as this one does.
+    const globs =
+      input.length === 0 ? index.globs : (index.globsByFirst.get(input.charCodeAt(0)) ?? index.globsAnyFirst)
     for (let i = globs.length - 1; i >= 0; i--) {
       const candidate = globs[i]!
       if (candidate.index < floor) break

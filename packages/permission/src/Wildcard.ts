@@ -165,6 +165,11 @@ export interface Matcher {
   readonly matches: (input: string) => boolean
   /** {@link Matcher.matches} for an input already passed through {@link normalize}. */
   readonly matchesNormalized: (input: string) => boolean
+  /**
+   * The first UTF-16 unit of every non-empty (normalised) input the pattern matches, when
+   * that is one fixed unit (the pattern starts with neither `*` nor `?`, and case counts).
+   */
+  readonly first: number | undefined
 }
 
 /**
@@ -206,7 +211,17 @@ export const compile = (pattern: string, options?: Options): Matcher => {
   else
     matchesNormalized = (input) =>
       matchPlan(input, text, whole, ignoreCase) || matchPlan(input, text, bare, ignoreCase)
-  return { pattern, exact, matches: (input) => matchesNormalized(normalize(input)), matchesNormalized }
+  // What a matching input starts with: the pattern's head, or for the bare form of `"ls *"`
+  // (`ls`) the same head less its space; `" *"` bare matches only the empty input.
+  const head = length === 0 || ignoreCase ? undefined : text.charCodeAt(0)
+  const first = head === STAR || head === QUESTION ? undefined : head
+  return {
+    pattern,
+    exact,
+    matches: (input) => matchesNormalized(normalize(input)),
+    matchesNormalized,
+    first
+  }
 }
 
 /**
