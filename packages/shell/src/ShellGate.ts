@@ -159,9 +159,10 @@ export const commandPatterns = (command: ShellAnalysis.Command): Array<string> =
   if (command.changesDirectory) return []
   if (command.argv.length === 0) return command.redirects.length > 0 ? [command.text] : []
   // As written, and in canonical form (global options moved out): every form is judged.
-  const out = formPatterns(command, command.argv)
-  if (command.canonical !== undefined) out.push(...formPatterns(command, command.canonical))
-  return [...new Set(out)]
+  const out: Array<string> = []
+  formPatterns(command, command.argv, out)
+  if (command.canonical !== undefined) formPatterns(command, command.canonical, out)
+  return unique(out)
 }
 
 /**
@@ -171,17 +172,36 @@ export const commandPatterns = (command: ShellAnalysis.Command): Array<string> =
  * @since 0.0.0
  */
 export const canonicalPatterns = (command: ShellAnalysis.Command): Array<string> =>
-  command.canonical === undefined || command.changesDirectory ? [] : formPatterns(command, command.canonical)
+  command.canonical === undefined || command.changesDirectory
+    ? []
+    : formPatterns(command, command.canonical, [])
 
-const formPatterns = (command: ShellAnalysis.Command, argv: ReadonlyArray<string>): Array<string> => {
-  const rest = [...argv.slice(1), ...command.redirects.map(renderRedirect)]
-  const out: Array<string> = []
-  for (const name of [argv[0]!, ...command.names]) {
-    const bare = [name, ...rest].join(" ")
-    if (command.assignments.length > 0) out.push([...command.assignments, bare].join(" "))
+// Pushes onto `out` the texts of `argv` (with the command's redirects) under each name of
+// its program, with and without the command's assignments.
+const formPatterns = (
+  command: ShellAnalysis.Command,
+  argv: ReadonlyArray<string>,
+  out: Array<string>
+): Array<string> => {
+  let rest = ""
+  for (let i = 1; i < argv.length; i++) rest += ` ${argv[i]}`
+  for (const redirect of command.redirects) rest += ` ${renderRedirect(redirect)}`
+  const assignments = command.assignments.length > 0 ? `${command.assignments.join(" ")} ` : ""
+  const push = (name: string) => {
+    const bare = name + rest
+    if (assignments !== "") out.push(assignments + bare)
     out.push(bare)
   }
+  push(argv[0] ?? "")
+  for (const name of command.names) push(name)
   return out
+}
+
+// The strings of `items` without repeats, in order of first appearance (a new array).
+const unique = (items: ReadonlyArray<string>): Array<string> => {
+  if (items.length <= 1) return items.slice()
+  if (items.length === 2) return items[0] === items[1] ? [items[0]!] : items.slice()
+  return [...new Set(items)]
 }
 
 const writesOutside = (analysis: ShellAnalysis.Analysis): boolean =>
@@ -235,7 +255,7 @@ export const commandAlways = (command: ShellAnalysis.Command, textFlagged = fals
   const prefix = command.prefix
   const head = prefix[0]
   if (head === undefined) return exactly
-  const key = (head.split(/[\\/]/).pop() ?? head).toLowerCase().replace(/\.exe$/, "")
+  const key = programKey(head)
   if (isBroadProgram(key) && (prefix.length < 2 || prefix[1]!.startsWith("-"))) return exactly
   if (prefix.some((token) => WILDCARD.test(token) || token === "")) return exactly
   // The prefix is read from the canonical form (`git -C src push` -> `git push *`); the text
@@ -243,9 +263,16 @@ export const commandAlways = (command: ShellAnalysis.Command, textFlagged = fals
   return command.canonical === undefined ? [`${prefix.join(" ")} *`] : [`${prefix.join(" ")} *`, ...exactly]
 }
 
+// A program's name without its directory and `.exe`, in lower case (`/usr/bin/Git.exe` -> `git`).
+const programKey = (name: string): string => {
+  const key = name.slice(Math.max(name.lastIndexOf("/"), name.lastIndexOf("\\")) + 1).toLowerCase()
+  return key.endsWith(".exe") ? key.slice(0, -4) : key
+}
+
 // `--dry-run`, `--dry-run=client`, `--dryrun`, PowerShell's `-WhatIf`: an option that makes
 // the command only say what it would do.
-const isDryRun = (word: string): boolean => /^(--dry-?run(=.*)?|-whatif(:\$?true)?)$/i.test(word)
+const isDryRun = (word: string): boolean =>
+  word.startsWith("-") && /^(--dry-?run(=.*)?|-whatif(:\$?true)?)$/i.test(word)
 
 const directoryPattern = (directory: string): string =>
   directory.endsWith(NodePath.sep) ? `${directory}*` : `${directory}${NodePath.sep}*`
@@ -255,12 +282,13 @@ const directoryPattern = (directory: string): string =>
  *
  * @since 0.0.0
  */
-export const notesOf = (analysis: ShellAnalysis.Analysis): Array<AskMetadata.Note> => [
-  ...analysis.notes.map((n) => ({ kind: n.kind, message: n.message })),
-  ...analysis.commands.flatMap((c) =>
-    c.notes.map((n) => ({ kind: n.kind, message: n.message, command: c.text }))
-  )
-]
+export const notesOf = (analysis: ShellAnalysis.Analysis): Array<AskMetadata.Note> => {
+  const out: Array<AskMetadata.Note> = []
+  for (const n of analysis.notes) out.push({ kind: n.kind, message: n.message })
+  for (const c of analysis.commands)
+    for (const n of c.notes) out.push({ kind: n.kind, message: n.message, command: c.text })
+  return out
+}
 
 /**
  * The ordered permission requests of an analysis (no rule consulted yet).

@@ -252,11 +252,10 @@ const goReads = (sub: string, rest: ReadonlyArray<string>): boolean => {
   return true
 }
 
-const base = (name: string): string =>
-  name
-    .slice(Math.max(name.lastIndexOf("/"), name.lastIndexOf("\\")) + 1)
-    .toLowerCase()
-    .replace(/\.exe$/, "")
+const base = (name: string): string => {
+  const key = name.slice(Math.max(name.lastIndexOf("/"), name.lastIndexOf("\\")) + 1).toLowerCase()
+  return key.endsWith(".exe") ? key.slice(0, -4) : key
+}
 
 // A program named by a path is the file at that path: known only where the system keeps its
 // programs (`./ls`, `src/cat` or `/tmp/git` may be anything the model wrote).
@@ -270,8 +269,8 @@ export const isKnownSafe = (command: Command): boolean => {
   const argv = command.canonical ?? command.argv
   if (argv.length === 0) return true
   if (!systemProgram(argv[0]!)) return false
-  for (const name of [argv[0]!, ...command.names]) {
-    const key = base(name)
+  for (let n = -1; n < command.names.length; n++) {
+    const key = base(n === -1 ? argv[0]! : command.names[n]!)
     if (ANY.has(key)) return true
     const subs = SUBCOMMANDS.get(key)
     if (subs === undefined) continue
@@ -316,8 +315,8 @@ export const runsProjectCode = (command: Command): boolean => {
   const argv = command.canonical ?? command.argv
   if (argv.length === 0) return false
   if (!systemProgram(argv[0]!)) return true
-  for (const name of [argv[0]!, ...command.names]) {
-    const runs = RUNS_PROJECT_CODE.get(base(name))
+  for (let n = -1; n < command.names.length; n++) {
+    const runs = RUNS_PROJECT_CODE.get(base(n === -1 ? argv[0]! : command.names[n]!))
     if (runs === true || (runs !== undefined && runs.has(argv[1] ?? ""))) return true
   }
   return false
