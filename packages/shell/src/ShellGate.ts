@@ -311,14 +311,13 @@ export const requests = (
   const out: Array<Request> = []
   const readable = options.readable ?? []
 
-  const directories = [
-    ...new Set(
-      analysis.paths
-        .filter((p) => !p.inside && !(p.access === "read" && readable.some((dir) => isWithin(dir, p.path))))
-        .map((p) => p.directory)
-    )
-  ]
-  if (directories.length > 0) {
+  const outsideDirectories = new Set<string>()
+  for (const p of analysis.paths) {
+    if (p.inside || (p.access === "read" && readable.some((dir) => isWithin(dir, p.path)))) continue
+    outsideDirectories.add(p.directory)
+  }
+  if (outsideDirectories.size > 0) {
+    const directories = [...outsideDirectories]
     const patterns = directories.map(directoryPattern)
     // "Always" for a directory that holds the home directory (`~`, `/home`, `/`) would
     // reach every file in it: `cat ~/.gitconfig` must not allow `cat ~/.ssh/id_rsa` for
@@ -391,14 +390,17 @@ export const requests = (
   const vouched = new Set<string>()
   const notVouched = new Set<string>()
   let simple = 0
-  for (const [index, command] of analysis.commands.entries()) {
+  for (let index = 0; index < analysis.commands.length; index++) {
+    const command = analysis.commands[index]!
     if (command.argv.length > 0 || command.changesDirectory) simple++
     const own = commandPatterns(command)
-    patterns.push(...own)
-    const harmless = safe[index] === true && !runsProjectCode(command)
-    if (vouchable) for (const pattern of own) (harmless ? vouched : notVouched).add(pattern)
+    for (const pattern of own) patterns.push(pattern)
+    if (vouchable) {
+      const harmless = safe[index] === true && !runsProjectCode(command)
+      for (const pattern of own) (harmless ? vouched : notVouched).add(pattern)
+    }
     const remembered = commandAlways(command, textFlagged)
-    always.push(...remembered)
+    for (const glob of remembered) always.push(glob)
     if (
       remembered.length === 0 &&
       command.argv.length > 0 &&
@@ -417,12 +419,12 @@ export const requests = (
   }
   if (simple === 0 && text !== "") patterns.push(text)
   if (patterns.length > 0) {
-    const unique = [...new Set(patterns)]
+    const judged = unique(patterns)
     // A command with notes, or one the analysis could not model, is remembered only as the
     // exact text the person saw: "always" for `curl … | sh` must not allow `sh` for good.
     // So is a dry run (`npm publish --dry-run`): its prefix would pass the real `npm publish`.
     const exactOnly = escalated || notes.length > 0 || analysis.commands.some((c) => c.argv.some(isDryRun))
-    const globs = exactOnly ? [] : [...new Set(always)]
+    const globs = exactOnly ? [] : unique(always)
     // Outside the project root the exact texts are remembered with the directory they ran
     // in (the subject): `rm -rf *` approved in build/ must not pass at the root.
     const exact = exactOnly
@@ -434,7 +436,7 @@ export const requests = (
         : [...new Set(literal)]
     out.push({
       permission: "bash",
-      patterns: unique,
+      patterns: judged,
       always: globs,
       alwaysExact: exact,
       subject,
@@ -442,7 +444,7 @@ export const requests = (
       escalated,
       exactApprovals:
         escalated || outside || analysis.errors.length > 0 || notes.some((note) => note.kind !== "writes"),
-      harmless: [...vouched].filter((pattern) => !notVouched.has(pattern)),
+      harmless: vouched.size === 0 ? [] : [...vouched].filter((pattern) => !notVouched.has(pattern)),
       metadata: {
         command: analysis.command,
         cwd,
@@ -568,14 +570,20 @@ const editPatterns = (analysis: ShellAnalysis.Analysis): { files: Array<string>;
       }
     }
   }
-  return { files: [...new Set(out)], targets: [...new Set(targets)] }
+  return { files: unique(out), targets: unique(targets) }
 }
 
 const readPatterns = (analysis: ShellAnalysis.Analysis): Array<string> => {
   const out: Array<string> = []
   // A path that does not exist reads nothing (`git commit -m "a message"`, `npm i zod` name
   // no file), unless the text itself writes it first (`mv .env a.env && cat a.env`).
-  const written = new Set(analysis.paths.filter((p) => p.access === "write").map((p) => p.path))
+  let written: ReadonlySet<string> | undefined
+  const isWritten = (path: string): boolean => {
+    written ??= new Set(analysis.paths.filter((p) => p.access === "write").map((p) => p.path))
+    return written.has(path)
+  }
+  // What each command reads of a directory it is given (see `readsDirectoryContents`).
+  const readings = new Map<number, "all" | "visible" | undefined>()
   // A long text reads the same folder many times (`git diff` reads the whole repository):
   // each folder is listed once per reading, and each name looked up once.
   const expanded = new Set<string>()
@@ -589,7 +597,7 @@ const readPatterns = (analysis: ShellAnalysis.Analysis): Array<string> => {
   }
   for (const path of analysis.paths) {
     if (path.access !== "read" || (path.via !== "argument" && path.via !== "redirect")) continue
-    if (!path.exists && !written.has(path.path)) continue
+    if (!path.exists && !isWritten(path.path)) continue
     const inside = path.inside && path.relative !== undefined
     const name = inside ? path.relative || "." : path.path
     out.push(name)
@@ -598,10 +606,12 @@ const readPatterns = (analysis: ShellAnalysis.Analysis): Array<string> => {
     out.push(name === "." ? "*" : inside ? `${name}/*` : directoryPattern(name))
     // A program that reads the files under the directory (`grep -r`, `rg`, `tar`) reads
     // each entry too: name them, so `"*.env": "ask"` holds for `grep -r KEY .`.
-    const command = path.command === undefined ? undefined : analysis.commands[path.command]
-    if (command === undefined || command.argv.length === 0) continue
-    const names = [command.argv[0]!, ...command.names].map((n) => (n.split(/[\\/]/).pop() ?? n).toLowerCase())
-    const reads = names.map((name) => readsDirectoryContents(name, command.argv)).find((r) => r !== undefined)
+    if (path.command === undefined) continue
+    let reads = readings.get(path.command)
+    if (!readings.has(path.command)) {
+      reads = readsContents(analysis.commands[path.command])
+      readings.set(path.command, reads)
+    }
     if (reads === undefined) continue
     const reading = `${reads}\0${name}\0${path.path}`
     if (expanded.has(reading)) continue
@@ -622,7 +632,20 @@ const readPatterns = (analysis: ShellAnalysis.Analysis): Array<string> => {
     for (const rest of credentialsUnder(name === "." ? "" : name, path.path, reads === "all", listed))
       out.push(name === "." ? rest : inside ? `${name}/${rest}` : NodePath.join(name, rest))
   }
-  return [...new Set(out)]
+  return unique(out)
+}
+
+// What `command` reads of a directory it is given, by the first of its program's names that
+// `readsDirectoryContents` knows.
+const readsContents = (command: ShellAnalysis.Command | undefined): "all" | "visible" | undefined => {
+  if (command === undefined || command.argv.length === 0) return undefined
+  for (let n = -1; n < command.names.length; n++) {
+    const name = n === -1 ? command.argv[0]! : command.names[n]!
+    const key = name.slice(Math.max(name.lastIndexOf("/"), name.lastIndexOf("\\")) + 1).toLowerCase()
+    const reads = readsDirectoryContents(key, command.argv)
+    if (reads !== undefined) return reads
+  }
+  return undefined
 }
 
 // The parts of `Defaults.HOME_CREDENTIALS` places that exist under `directory` (named
@@ -637,19 +660,29 @@ const credentialsUnder = (
   hidden: boolean,
   listed: ReadonlySet<string>
 ): Array<string> => {
-  const components = name.split(/[/]/).filter((c) => c !== "")
+  let components: ReadonlyArray<string> | undefined
   const out: Array<string> = []
   for (const parts of CREDENTIAL_PARTS) {
     for (let k = 0; k < parts.length; k++) {
+      if (!listed.has(parts[k]!)) continue
+      components ??= name.split(/[/]/).filter((c) => c !== "")
+      if (!endsWith(components, parts, k)) continue
       const rest = parts.slice(k)
-      if (!listed.has(rest[0]!)) continue
-      const prefix = parts.slice(0, k)
-      if (prefix.some((part, i) => components[components.length - k + i] !== part)) continue
       if (!hidden && rest.some((part) => part.startsWith("."))) continue
       if (rest.length === 1 || lstatExists(NodePath.join(directory, ...rest))) out.push(rest.join("/"))
     }
   }
   return out
+}
+
+// Whether `components` ends with the first `count` of `parts`.
+const endsWith = (
+  components: ReadonlyArray<string>,
+  parts: ReadonlyArray<string>,
+  count: number
+): boolean => {
+  for (let i = 0; i < count; i++) if (components[components.length - count + i] !== parts[i]) return false
+  return true
 }
 
 const lstatExists = (path: string): boolean => {
@@ -706,21 +739,21 @@ export const judge = (analysis: ShellAnalysis.Analysis, options: Options): Verdi
     return lifted
   }
   const judged = requests(analysis, options).map((request): Judged => {
-    const harmless = new Set(request.harmless)
+    const harmless = request.harmless.length === 0 ? undefined : new Set(request.harmless)
+    let denies = false
+    let asks = false
     const rules = request.patterns.map((pattern): Decision => {
       // A vouched ruleset holds the same rules at the same indexes, conditions lifted.
-      const vouch = harmless.has(pattern)
+      const vouch = harmless?.has(pattern) === true
       const ruleset = vouch ? vouched : options.ruleset
       const rule = (vouch ? liftedRules() : plain)(request.permission, pattern)
       const index = ruleset.indexOf(rule)
       const source = index === -1 ? "default" : (options.sources?.[index] ?? `rule ${index + 1}`)
+      if (rule.action === "deny") denies = true
+      else if (rule.action === "ask") asks = true
       return { pattern, action: rule.action, rule, source }
     })
-    const ruled: Permission.Action = rules.some((r) => r.action === "deny")
-      ? "deny"
-      : rules.some((r) => r.action === "ask")
-        ? "ask"
-        : "allow"
+    const ruled: Permission.Action = denies ? "deny" : asks ? "ask" : "allow"
     const base: Permission.Action = ruled === "allow" && request.escalated ? "ask" : ruled
     if (base !== "ask") return { ...request, decision: base, ruled, rules }
     const remembered = rememberedAllow(request, rules, options)
