@@ -144,7 +144,8 @@ export interface Options {
 }
 
 const ALWAYS_ASK: ReadonlySet<string> = new Set(["external_directory", "doom_loop"])
-const WILDCARD = /[*?]/
+// Whether `text` has a glob character (`*` or `?`).
+const hasWildcard = (text: string): boolean => text.includes("*") || text.includes("?")
 
 /**
  * The patterns a command is judged by.
@@ -243,7 +244,7 @@ const unmodelled = (analysis: ShellAnalysis.Analysis): boolean =>
 export const commandAlways = (command: ShellAnalysis.Command, textFlagged = false): Array<string> => {
   if (command.changesDirectory || command.argv.length === 0) return []
   const exact = command.text
-  const exactly = WILDCARD.test(exact) || exact.trim() === "" ? [] : [exact]
+  const exactly = hasWildcard(exact) || exact.trim() === "" ? [] : [exact]
   if (
     textFlagged ||
     command.notes.length > 0 ||
@@ -257,7 +258,7 @@ export const commandAlways = (command: ShellAnalysis.Command, textFlagged = fals
   if (head === undefined) return exactly
   const key = programKey(head)
   if (isBroadProgram(key) && (prefix.length < 2 || prefix[1]!.startsWith("-"))) return exactly
-  if (prefix.some((token) => WILDCARD.test(token) || token === "")) return exactly
+  if (prefix.some((token) => hasWildcard(token) || token === "")) return exactly
   // The prefix is read from the canonical form (`git -C src push` -> `git push *`); the text
   // as written is remembered too, since it is judged as well.
   return command.canonical === undefined ? [`${prefix.join(" ")} *`] : [`${prefix.join(" ")} *`, ...exactly]
@@ -350,12 +351,12 @@ export const requests = (
     out.push({
       permission: "edit",
       patterns: files,
-      always: configures ? [] : targets.filter((f) => !WILDCARD.test(f)),
+      always: configures ? [] : targets.filter((f) => !hasWildcard(f)),
       alwaysExact: configures
         ? analysis.command.trim() === ""
           ? []
           : [subject]
-        : targets.filter((f) => WILDCARD.test(f)),
+        : targets.filter((f) => hasWildcard(f)),
       ...(configures ? { subject } : {}),
       needsPerson,
       escalated: configures,
@@ -370,7 +371,7 @@ export const requests = (
     out.push({
       permission: "read",
       patterns: reads,
-      always: reads.filter((f) => !WILDCARD.test(f)),
+      always: reads.filter((f) => !hasWildcard(f)),
       alwaysExact: [],
       needsPerson,
       escalated: false,
@@ -405,7 +406,7 @@ export const requests = (
       remembered.length === 0 &&
       command.argv.length > 0 &&
       !command.changesDirectory &&
-      WILDCARD.test(command.text)
+      hasWildcard(command.text)
     )
       literal.push(command.text)
   }
