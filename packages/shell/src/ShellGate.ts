@@ -819,8 +819,9 @@ export const rulesetFor = (request: Request, ruleset: Permission.Ruleset): Permi
   if (request.escalated) return escalatedRuleset(request.permission, request.patterns, ruleset)
   if (request.harmless.length === 0) return ruleset
   const vouched = Ruleset.vouched(ruleset)
+  const decide = Ruleset.evaluator(vouched)
   const decided = request.harmless.flatMap((pattern): Array<Permission.Rule> => {
-    const rule = Ruleset.evaluate(request.permission, pattern, vouched)
+    const rule = decide(request.permission, pattern)
     // Only where a lifted condition decides: the last matching rule is a conditional one.
     const index = vouched.indexOf(rule)
     return index !== -1 && ruleset[index]!.when !== undefined
@@ -841,8 +842,9 @@ export const escalatedRuleset = (
   patterns: ReadonlyArray<string>,
   ruleset: Permission.Ruleset
 ): Permission.Ruleset => {
+  const decide = Ruleset.evaluator(ruleset)
   const extra = patterns
-    .filter((pattern) => Ruleset.evaluate(permission, pattern, ruleset).action === "allow")
+    .filter((pattern) => decide(permission, pattern).action === "allow")
     .map((pattern): Permission.Rule => ({ permission, pattern, action: "ask" }))
   return extra.length === 0 ? ruleset : Ruleset.merge(ruleset, extra)
 }
