@@ -264,9 +264,13 @@ export const commandAlways = (command: ShellAnalysis.Command, textFlagged = fals
   return command.canonical === undefined ? [`${prefix.join(" ")} *`] : [`${prefix.join(" ")} *`, ...exactly]
 }
 
+// A name without its directory (`/` or `\\`).
+const baseName = (name: string): string =>
+  name.slice(Math.max(name.lastIndexOf("/"), name.lastIndexOf("\\")) + 1)
+
 // A program's name without its directory and `.exe`, in lower case (`/usr/bin/Git.exe` -> `git`).
 const programKey = (name: string): string => {
-  const key = name.slice(Math.max(name.lastIndexOf("/"), name.lastIndexOf("\\")) + 1).toLowerCase()
+  const key = baseName(name).toLowerCase()
   return key.endsWith(".exe") ? key.slice(0, -4) : key
 }
 
@@ -642,8 +646,7 @@ const readsContents = (command: ShellAnalysis.Command | undefined): "all" | "vis
   if (command === undefined || command.argv.length === 0) return undefined
   for (let n = -1; n < command.names.length; n++) {
     const name = n === -1 ? command.argv[0]! : command.names[n]!
-    const key = name.slice(Math.max(name.lastIndexOf("/"), name.lastIndexOf("\\")) + 1).toLowerCase()
-    const reads = readsDirectoryContents(key, command.argv)
+    const reads = readsDirectoryContents(baseName(name).toLowerCase(), command.argv)
     if (reads !== undefined) return reads
   }
   return undefined
