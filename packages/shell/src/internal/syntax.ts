@@ -103,7 +103,8 @@ interface Cursor {
   readonly gotoParent: () => void
 }
 
-const copyWith = (cursor: Cursor, tree: Tree, source: string, hasError: boolean): SyntaxNode => {
+// `mayMiss`: the tree may hold MISSING nodes (false when it is known to have no error).
+const copyWith = (cursor: Cursor, tree: Tree, source: string, mayMiss: boolean): SyntaxNode => {
   const language = tree.language
   const types = language.types
   const fields = language.fields
@@ -116,15 +117,19 @@ const copyWith = (cursor: Cursor, tree: Tree, source: string, hasError: boolean)
       isNamed = cursor.isNamed()
       named[typeId] = isNamed
     }
+    const field = parent === null ? null : (fields[cursor.fieldId()] ?? null)
+    const startIndex = cursor.startIndex()
+    const endIndex = cursor.endIndex()
     return new SyntaxNode(
       count++,
       source,
       types[typeId] ?? "ERROR",
       isNamed,
-      hasError && cursor.isMissing(),
-      parent === null ? null : (fields[cursor.fieldId()] ?? null),
-      cursor.startIndex(),
-      cursor.endIndex(),
+      // A MISSING node is always empty: only empty nodes are asked.
+      mayMiss && startIndex === endIndex && cursor.isMissing(),
+      field,
+      startIndex,
+      endIndex,
       parent,
       index
     )
@@ -185,7 +190,6 @@ export const copyTree: TreeReader = (tree, source) => {
 // the runtime's transfer buffer, where the previous call left it.
 const WASM_FUNCTIONS = [
   "_ts_tree_root_node_wasm",
-  "_ts_node_has_error_wasm",
   "_ts_tree_cursor_new_wasm",
   "_ts_tree_cursor_delete_wasm",
   "_ts_tree_cursor_current_node_type_id_wasm",
@@ -215,7 +219,6 @@ export const wasmTreeReader = (module: object): TreeReader | undefined => {
   const wasm = m as WasmModule
   // Read off the module once: it has hundreds of properties, each a slow lookup.
   const rootNode = wasm._ts_tree_root_node_wasm
-  const hasError = wasm._ts_node_has_error_wasm
   const newCursor = wasm._ts_tree_cursor_new_wasm
   const deleteCursor = wasm._ts_tree_cursor_delete_wasm
   const typeId = wasm._ts_tree_cursor_current_node_type_id_wasm
@@ -244,11 +247,10 @@ export const wasmTreeReader = (module: object): TreeReader | undefined => {
     // The tree's handle in the runtime (web-tree-sitter keeps it at index 0).
     handle = (tree as unknown as Record<number, number>)[0]!
     rootNode(handle)
-    const withErrors = hasError(handle) === 1
-    rootNode(handle)
     newCursor(handle)
     try {
-      return copyWith(cursor, tree, source, withErrors)
+      // Whether the tree has an error is not asked (two calls per tree): every empty node is.
+      return copyWith(cursor, tree, source, true)
     } finally {
       deleteCursor(handle)
     }
