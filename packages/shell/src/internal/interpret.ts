@@ -29,19 +29,26 @@ export { makeEnv, note, rootScope } from "./env.ts"
 export { workdir } from "./files.ts"
 
 const MAX_DEPTH = 6
+const NONE: ReadonlyArray<string> = []
 
 export const absorb = (env: Env, walk: WalkResult, scope: Scope): void => {
   for (const problem of walk.problems) note(env, "unmodelled", problem)
   env.errors.push(...walk.errors)
-  for (const name of walk.functions) env.functions.add(name)
+  defineFunctions(env, walk.functions)
   for (const raw of walk.commands) interpretRaw(env, raw, scope, "command", undefined, undefined)
+}
+
+const defineFunctions = (env: Env, names: ReadonlyArray<string>): void => {
+  if (names.length === 0) return
+  env.functions ??= new Set()
+  for (const name of names) env.functions.add(name)
 }
 
 export const absorbPayload = (env: Env, walk: WalkResult, payload: Payload): void => {
   const where = ` (in the command run by ${payload.via})`
   for (const problem of walk.problems) note(env, "unmodelled", problem + where)
   env.errors.push(...walk.errors)
-  for (const name of walk.functions) env.functions.add(name)
+  defineFunctions(env, walk.functions)
   const before = env.commands.length
   for (const raw of walk.commands)
     interpretRaw(env, raw, payload.scope, "payload", payload.parent, payload.via)
@@ -111,14 +118,15 @@ const interpretRaw = (
   const command: MutableCommand = {
     index: env.commands.length,
     text: "",
-    prefix: [],
+    // Both are set later for most commands (prefix by `finish`, names from the program name).
+    prefix: NONE,
     source: raw.source,
     argv: words.words.map((w) => w.value),
     assignments: raw.assignments.map((a) => `${a.name}=${a.value.value}`),
     redirects: raw.redirects.map(toRedirect),
     dialect: scope.dialect,
     origin,
-    names: [],
+    names: NONE,
     changesDirectory: false,
     notes: raw.problems.map((message) => ({ kind: "unmodelled" as const, message }))
   }
@@ -135,9 +143,11 @@ const interpretRaw = (
   if (
     raw.stdinPiped === true ||
     raw.redirects.some((r) => r.access === "heredoc" || r.access === "herestring") ||
-    (origin === "wrapped" && parent !== undefined && env.stdinText.has(parent))
-  )
+    (origin === "wrapped" && parent !== undefined && env.stdinText?.has(parent) === true)
+  ) {
+    env.stdinText ??= new Set()
     env.stdinText.add(command.index)
+  }
   if (words.words.length > 0) {
     interpretWords(
       env,
@@ -386,14 +396,14 @@ const interpretWords = (
     commandNote(command, "unmodelled", `dot-sources \`${program}\`: the code it runs is not analysed`)
     commandNote(command, "executes", `runs the script \`${program}\` in the current shell`)
   }
-  if (env.functions.has(ps ? program.toLowerCase() : program)) {
+  if (env.functions?.has(ps ? program.toLowerCase() : program) === true) {
     commandNote(
       command,
       "unmodelled",
       `calls the function \`${program}\` defined in this command, not the program of that name`
     )
   }
-  if (env.aliases.has(program)) {
+  if (env.aliases?.has(program) === true) {
     commandNote(command, "unmodelled", `\`${program}\` is an alias defined in this command`)
   }
 
@@ -480,7 +490,7 @@ const interpretWords = (
   const sink = sinkFor(env, command, inner)
   Risks.check(key, line, sink)
   Operands.check(key, line, sink)
-  Operands.programFromInput(key, line, sink, env.stdinText.has(command.index))
+  Operands.programFromInput(key, line, sink, env.stdinText?.has(command.index) === true)
   if (Runners.CHECKED.has(key)) Runners.check(key, words, args, opsFor(env, command, key, inner))
   if (!Programs.isModelled(key, ps)) backstop(command, program, args)
   argumentPaths(env, command, key, args, inner)
@@ -692,6 +702,7 @@ const special = (
       for (const word of words.slice(1)) {
         const match = /^([^=]+)=(.*)$/s.exec(word.value)
         if (!match) continue
+        env.aliases ??= new Set()
         env.aliases.add(match[1]!)
         if (!word.isStatic)
           commandNote(command, "unmodelled", `the alias \`${match[1]}\` has a value only known at run time`)

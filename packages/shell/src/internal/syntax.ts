@@ -3,6 +3,8 @@
 // fields and text many times over; on this copy they are plain fields.
 import type { Language, Tree } from "web-tree-sitter"
 
+const NO_CHILDREN: ReadonlyArray<SyntaxNode> = []
+
 export class SyntaxNode {
   /** Unique within its tree (the order the copy reached it in). */
   readonly id: number
@@ -17,7 +19,8 @@ export class SyntaxNode {
   readonly parent: SyntaxNode | null
   /** Position among the parent's children. */
   readonly index: number
-  readonly children: Array<SyntaxNode> = []
+  /** Set by the copy once the last child is read; every leaf shares one empty list. */
+  children: ReadonlyArray<SyntaxNode> = NO_CHILDREN
   private named: Array<SyntaxNode> | undefined
 
   constructor(
@@ -134,25 +137,35 @@ const copyWith = (cursor: Cursor, tree: Tree, source: string, mayMiss: boolean):
       index
     )
   }
+  // The children read so far of every node on the way down, in one stack (`starts`: where
+  // each node's begin): a node's list is copied out at its exact size once its last child
+  // is read, where an array grown by push keeps room for 16.
+  const pending: Array<SyntaxNode> = []
+  const starts: Array<number> = []
   const root = make(null, 0)
   let current = root
   for (;;) {
     if (cursor.gotoFirstChild()) {
+      starts.push(pending.length)
       const child = make(current, 0)
-      current.children.push(child)
+      pending.push(child)
       current = child
       continue
     }
     for (;;) {
       const parent = current.parent
       if (parent === null) return root
+      const start = starts[starts.length - 1]!
       if (cursor.gotoNextSibling()) {
-        const sibling = make(parent, parent.children.length)
-        parent.children.push(sibling)
+        const sibling = make(parent, pending.length - start)
+        pending.push(sibling)
         current = sibling
         break
       }
       cursor.gotoParent()
+      parent.children = pending.slice(start)
+      pending.length = start
+      starts.pop()
       current = parent
     }
   }
