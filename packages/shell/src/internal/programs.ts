@@ -1272,8 +1272,11 @@ const CONFIG_PATHS = [
   /\/\.github\/workflows\//,
   /^\/etc\/(profile|bash\.bashrc|environment|gitconfig|npmrc|sudoers|cron|profile\.d\/)/
 ]
-// The patterns as one alternation (none has flags): one scan of the path instead of one per pattern.
-const CONFIG_PATH = new RegExp(CONFIG_PATHS.map((pattern) => `(?:${pattern.source})`).join("|"))
+// The patterns as one alternation: one scan of the path instead of one per pattern. Only
+// while none has flags or a back-reference (the alternation would drop or renumber them).
+const CONFIG_PATH = CONFIG_PATHS.every((pattern) => pattern.flags === "" && !/\\[1-9k]/.test(pattern.source))
+  ? new RegExp(CONFIG_PATHS.map((pattern) => `(?:${pattern.source})`).join("|"))
+  : undefined
 
 /** Does writing `path` (absolute, real) change what later commands run? */
 export const configuresExecution = (path: string): boolean => {
@@ -1285,7 +1288,9 @@ export const configuresExecution = (path: string): boolean => {
   if (base.endsWith(".pth") && /\/(site|dist)-packages\//.test(normal)) return true
   // Every pattern names a dot directory or /etc.
   if (!normal.includes("/.") && !normal.startsWith("/etc/")) return false
-  return CONFIG_PATH.test(normal)
+  return CONFIG_PATH !== undefined
+    ? CONFIG_PATH.test(normal)
+    : CONFIG_PATHS.some((pattern) => pattern.test(normal))
 }
 
 /** Programs whose arguments are never file names (their words are text, ids, numbers). */
