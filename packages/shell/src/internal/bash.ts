@@ -13,8 +13,8 @@ interface Context {
   readonly home: () => string
   readonly source: string
   readonly out: WalkResult
-  /** Redirections tree-sitter hung on a list or pipeline, by the id of the command bash gives them to. */
-  readonly attached: Map<number, Array<RawRedirect>>
+  /** Redirections tree-sitter hung on a list or pipeline, by the id of the command bash gives them to (made when the first is). */
+  attached: Map<number, Array<RawRedirect>> | undefined
   readonly root: SyntaxNode
   /** Inside an arithmetic context (nested count): names there are evaluated. */
   arithmetic: number
@@ -55,7 +55,7 @@ export const walkBash = (root: SyntaxNode, source: string, home: () => string): 
     home,
     source,
     out: emptyWalk(),
-    attached: new Map(),
+    attached: undefined,
     root,
     arithmetic: 0,
     doubleBracket: 0,
@@ -80,7 +80,7 @@ const visit = (node: SyntaxNode, ctx: Context): void => {
   }
   switch (type) {
     case "command": {
-      const built = buildCommand(node, ctx.attached.get(node.id) ?? [], ctx)
+      const built = buildCommand(node, ctx.attached?.get(node.id) ?? [], ctx)
       ctx.out.commands.push(
         ctx.out.commands.length === 0 && isLeading(node) ? { ...built, leading: true } : built
       )
@@ -105,6 +105,7 @@ const visit = (node: SyntaxNode, ctx: Context): void => {
       // redirection to the last command.
       const last = body ? lastCommand(body) : undefined
       if (last) {
+        ctx.attached ??= new Map()
         ctx.attached.set(last.id, [...(ctx.attached.get(last.id) ?? []), ...redirects])
         visit(body!, ctx)
         return
@@ -174,7 +175,7 @@ const visit = (node: SyntaxNode, ctx: Context): void => {
     }
     case "function_definition": {
       const name = node.childForFieldName("name")
-      if (name) ctx.out.functions.add(wordOf(name, ctx).value)
+      if (name) ctx.out.functions.push(wordOf(name, ctx).value)
       visitChildren(node, ctx)
       return
     }

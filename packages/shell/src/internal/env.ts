@@ -38,7 +38,7 @@ export interface MutableCommand {
   parent?: number
   via?: string
   wraps?: number
-  names: Array<string>
+  names: ReadonlyArray<string>
   changesDirectory: boolean
   canonical?: Array<string>
   notes: Array<Note>
@@ -56,13 +56,14 @@ export interface Env {
   readonly notes: Array<Note>
   readonly errors: Array<string>
   readonly payloads: Array<Payload>
-  readonly functions: Set<string>
-  readonly aliases: Set<string>
+  /** Functions and aliases the text defines (made when the first is). */
+  functions: Set<string> | undefined
+  aliases: Set<string> | undefined
   readonly seen: Set<string>
   /** Commands that create a link (`ln`, `New-Item -ItemType SymbolicLink`, …). */
   readonly links: Array<MutableCommand>
-  /** Commands whose input is text from the command line (a here-document or -string, a pipe). */
-  readonly stdinText: Set<number>
+  /** Commands whose input is text from the command line (a here-document or -string, a pipe; made when the first is). */
+  stdinText: Set<number> | undefined
 }
 
 export const makeEnv = (options: {
@@ -81,11 +82,11 @@ export const makeEnv = (options: {
   notes: [],
   errors: [],
   payloads: [],
-  functions: new Set(),
-  aliases: new Set(),
+  functions: undefined,
+  aliases: undefined,
   seen: new Set(),
   links: [],
-  stdinText: new Set()
+  stdinText: undefined
 })
 
 export const rootScope = (cwd: string, dialect: Dialect): Scope => ({

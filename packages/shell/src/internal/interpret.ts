@@ -1,7 +1,7 @@
 // Gives the walked words their meaning: which program runs (through wrappers, payloads
 // and aliases) and with which risks. Shared by both dialects: a native program means the
 // same thing under bash and PowerShell. What the commands touch on disk is `files.ts`.
-import type { Command, Redirect } from "../ShellAnalysis.ts"
+import type { Command, NoteKind, Redirect } from "../ShellAnalysis.ts"
 import type { Dialect } from "../ShellParser.ts"
 import * as Canonical from "./canonical.ts"
 import { commandNote, type Env, type MutableCommand, note, type Payload, type Scope } from "./env.ts"
@@ -29,19 +29,26 @@ export { makeEnv, note, rootScope } from "./env.ts"
 export { workdir } from "./files.ts"
 
 const MAX_DEPTH = 6
+const NONE: ReadonlyArray<string> = []
 
 export const absorb = (env: Env, walk: WalkResult, scope: Scope): void => {
   for (const problem of walk.problems) note(env, "unmodelled", problem)
   env.errors.push(...walk.errors)
-  for (const name of walk.functions) env.functions.add(name)
+  defineFunctions(env, walk.functions)
   for (const raw of walk.commands) interpretRaw(env, raw, scope, "command", undefined, undefined)
+}
+
+const defineFunctions = (env: Env, names: ReadonlyArray<string>): void => {
+  if (names.length === 0) return
+  env.functions ??= new Set()
+  for (const name of names) env.functions.add(name)
 }
 
 export const absorbPayload = (env: Env, walk: WalkResult, payload: Payload): void => {
   const where = ` (in the command run by ${payload.via})`
   for (const problem of walk.problems) note(env, "unmodelled", problem + where)
   env.errors.push(...walk.errors)
-  for (const name of walk.functions) env.functions.add(name)
+  defineFunctions(env, walk.functions)
   const before = env.commands.length
   for (const raw of walk.commands)
     interpretRaw(env, raw, payload.scope, "payload", payload.parent, payload.via)
@@ -111,14 +118,15 @@ const interpretRaw = (
   const command: MutableCommand = {
     index: env.commands.length,
     text: "",
-    prefix: [],
+    // Both are set later for most commands (prefix by `finish`, names from the program name).
+    prefix: NONE,
     source: raw.source,
     argv: words.words.map((w) => w.value),
     assignments: raw.assignments.map((a) => `${a.name}=${a.value.value}`),
     redirects: raw.redirects.map(toRedirect),
     dialect: scope.dialect,
     origin,
-    names: [],
+    names: NONE,
     changesDirectory: false,
     notes: raw.problems.map((message) => ({ kind: "unmodelled" as const, message }))
   }
@@ -135,9 +143,11 @@ const interpretRaw = (
   if (
     raw.stdinPiped === true ||
     raw.redirects.some((r) => r.access === "heredoc" || r.access === "herestring") ||
-    (origin === "wrapped" && parent !== undefined && env.stdinText.has(parent))
-  )
+    (origin === "wrapped" && parent !== undefined && env.stdinText?.has(parent) === true)
+  ) {
+    env.stdinText ??= new Set()
     env.stdinText.add(command.index)
+  }
   if (words.words.length > 0) {
     interpretWords(
       env,
@@ -386,14 +396,14 @@ const interpretWords = (
     commandNote(command, "unmodelled", `dot-sources \`${program}\`: the code it runs is not analysed`)
     commandNote(command, "executes", `runs the script \`${program}\` in the current shell`)
   }
-  if (env.functions.has(ps ? program.toLowerCase() : program)) {
+  if (env.functions?.has(ps ? program.toLowerCase() : program) === true) {
     commandNote(
       command,
       "unmodelled",
       `calls the function \`${program}\` defined in this command, not the program of that name`
     )
   }
-  if (env.aliases.has(program)) {
+  if (env.aliases?.has(program) === true) {
     commandNote(command, "unmodelled", `\`${program}\` is an alias defined in this command`)
   }
 
@@ -480,30 +490,63 @@ const interpretWords = (
   const sink = sinkFor(env, command, inner)
   Risks.check(key, line, sink)
   Operands.check(key, line, sink)
-  Operands.programFromInput(key, line, sink, env.stdinText.has(command.index))
+  Operands.programFromInput(key, line, sink, env.stdinText?.has(command.index) === true)
   if (Runners.CHECKED.has(key)) Runners.check(key, words, args, opsFor(env, command, key, inner))
   if (!Programs.isModelled(key, ps)) backstop(command, program, args)
   argumentPaths(env, command, key, args, inner)
 }
 
-const opsFor = (env: Env, command: MutableCommand, key: string, scope: Scope): Runners.Ops => ({
-  note: (kind, message) => commandNote(command, kind, message),
-  child: (words, via) => {
-    const child = childOf(env, command, words, [], scope, via, "payload")
-    if (child !== undefined) command.wraps = child
-  },
-  text: (text, dialect, via) => enqueueText(env, command, text, dialect, scope, via, false),
-  remote: (words, via) => {
-    const remote: Scope = { ...scope, cwds: [...scope.cwds], remote: true }
+const opsFor = (env: Env, command: MutableCommand, key: string, scope: Scope): Runners.Ops =>
+  new CommandOps(env, command, key, scope)
+
+// A class, not an object of closures: one allocation per command that needs it.
+class CommandOps implements Runners.Ops {
+  readonly env: Env
+  readonly command: MutableCommand
+  readonly key: string
+  readonly scope: Scope
+  readonly projectRoot: string
+
+  constructor(env: Env, command: MutableCommand, key: string, scope: Scope) {
+    this.env = env
+    this.command = command
+    this.key = key
+    this.scope = scope
+    this.projectRoot = env.resolver.root
+  }
+
+  note(kind: NoteKind, message: string): void {
+    commandNote(this.command, kind, message)
+  }
+
+  child(words: ReadonlyArray<Word>, via: string): void {
+    const child = childOf(this.env, this.command, words, [], this.scope, via, "payload")
+    if (child !== undefined) this.command.wraps = child
+  }
+
+  text(text: string, dialect: Dialect, via: string): void {
+    enqueueText(this.env, this.command, text, dialect, this.scope, via, false)
+  }
+
+  remote(words: ReadonlyArray<Word>, via: string): void {
+    const remote: Scope = { ...this.scope, cwds: [...this.scope.cwds], remote: true }
     if (words.some((w) => !w.isStatic))
-      commandNote(command, "unmodelled", `${via} runs a command line only known at run time`)
-    else enqueueText(env, command, words.map((w) => w.value).join(" "), "bash", remote, via, false)
-  },
-  touch: (word, access) => touch(env, command, word, access, "argument", scope),
-  paths: (words) => argumentPaths(env, command, key, words, scope),
-  projectRoot: env.resolver.root,
-  home: env.home
-})
+      commandNote(this.command, "unmodelled", `${via} runs a command line only known at run time`)
+    else enqueueText(this.env, this.command, words.map((w) => w.value).join(" "), "bash", remote, via, false)
+  }
+
+  touch(word: Word, access: "read" | "write"): void {
+    touch(this.env, this.command, word, access, "argument", this.scope)
+  }
+
+  paths(words: ReadonlyArray<Word>): void {
+    argumentPaths(this.env, this.command, this.key, words, this.scope)
+  }
+
+  home(): string {
+    return this.env.home()
+  }
+}
 
 // `Set-Item env:NAME value` (and New-Item, Set-Content): an assignment of the environment.
 const environmentItem = (
@@ -564,20 +607,36 @@ const workIn = (
   return scope
 }
 
-const sinkFor = (env: Env, command: MutableCommand, scope: Scope): Risks.Sink => ({
-  note: (kind, message) => commandNote(command, kind, message),
-  text: (text, dialect, via) => enqueueText(env, command, text, dialect, scope, via, false),
-  path: (text, access) =>
-    touch(
-      env,
-      command,
-      { ...staticWord(text), path: text.startsWith("~/") ? env.home() + text.slice(1) : text },
-      access,
-      "argument",
-      scope
-    ),
-  dialect: scope.dialect
-})
+const sinkFor = (env: Env, command: MutableCommand, scope: Scope): Risks.Sink =>
+  new CommandSink(env, command, scope)
+
+// A class, not an object of closures: one allocation per command.
+class CommandSink implements Risks.Sink {
+  readonly env: Env
+  readonly command: MutableCommand
+  readonly scope: Scope
+  readonly dialect: Dialect
+
+  constructor(env: Env, command: MutableCommand, scope: Scope) {
+    this.env = env
+    this.command = command
+    this.scope = scope
+    this.dialect = scope.dialect
+  }
+
+  note(kind: NoteKind, message: string): void {
+    commandNote(this.command, kind, message)
+  }
+
+  text(text: string, dialect: Dialect, via: string): void {
+    enqueueText(this.env, this.command, text, dialect, this.scope, via, false)
+  }
+
+  path(text: string, access: "read" | "write"): void {
+    const path = text.startsWith("~/") ? this.env.home() + text.slice(1) : text
+    touch(this.env, this.command, { ...staticWord(text), path }, access, "argument", this.scope)
+  }
+}
 
 // Unknown programs are judged by their own name, but an argument that is itself a command
 // line, or a shell or interpreter named with its code option, means it may run something
@@ -692,6 +751,7 @@ const special = (
       for (const word of words.slice(1)) {
         const match = /^([^=]+)=(.*)$/s.exec(word.value)
         if (!match) continue
+        env.aliases ??= new Set()
         env.aliases.add(match[1]!)
         if (!word.isStatic)
           commandNote(command, "unmodelled", `the alias \`${match[1]}\` has a value only known at run time`)

@@ -64,7 +64,7 @@ export interface WalkResult {
   /** Constructs the walker could not model, anywhere in the text. */
   readonly problems: Array<string>
   /** Functions defined in the text: calling one runs its body, not the program of that name. */
-  readonly functions: Set<string>
+  readonly functions: Array<string>
   /** The text of ERROR nodes, judged as patterns of their own. */
   readonly errors: Array<string>
 }
@@ -72,7 +72,7 @@ export interface WalkResult {
 export const emptyWalk = (): WalkResult => ({
   commands: [],
   problems: [],
-  functions: new Set(),
+  functions: [],
   errors: []
 })
 

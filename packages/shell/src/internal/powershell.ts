@@ -97,7 +97,7 @@ const visit = (node: SyntaxNode, ctx: Context): void => {
     }
     case "function_statement": {
       const name = node.namedChildren.find((c) => c.type === "function_name")
-      if (name) ctx.out.functions.add(name.text.toLowerCase())
+      if (name) ctx.out.functions.push(name.text.toLowerCase())
       visitChildren(node, ctx)
       return
     }

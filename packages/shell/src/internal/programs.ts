@@ -1272,6 +1272,11 @@ const CONFIG_PATHS = [
   /\/\.github\/workflows\//,
   /^\/etc\/(profile|bash\.bashrc|environment|gitconfig|npmrc|sudoers|cron|profile\.d\/)/
 ]
+// The patterns as one alternation: one scan of the path instead of one per pattern. Only
+// while none has flags or a back-reference (the alternation would drop or renumber them).
+const CONFIG_PATH = CONFIG_PATHS.every((pattern) => pattern.flags === "" && !/\\[1-9k]/.test(pattern.source))
+  ? new RegExp(CONFIG_PATHS.map((pattern) => `(?:${pattern.source})`).join("|"))
+  : undefined
 
 /** Does writing `path` (absolute, real) change what later commands run? */
 export const configuresExecution = (path: string): boolean => {
@@ -1283,7 +1288,9 @@ export const configuresExecution = (path: string): boolean => {
   if (base.endsWith(".pth") && /\/(site|dist)-packages\//.test(normal)) return true
   // Every pattern names a dot directory or /etc.
   if (!normal.includes("/.") && !normal.startsWith("/etc/")) return false
-  return CONFIG_PATHS.some((pattern) => pattern.test(normal))
+  return CONFIG_PATH !== undefined
+    ? CONFIG_PATH.test(normal)
+    : CONFIG_PATHS.some((pattern) => pattern.test(normal))
 }
 
 /** Programs whose arguments are never file names (their words are text, ids, numbers). */
@@ -1782,14 +1789,18 @@ export const LINK_FOLLOWERS: ReadonlySet<string> = new Set([
 ])
 
 const RECURSIVE = /^(-[a-zA-Z]*[rRa][a-zA-Z]*|--recursive|--archive)$/
+// Whether an argument (a word after argv[0]) matches, without copying them out.
+const anyArgument = (argv: ReadonlyArray<string>, pattern: RegExp): boolean => {
+  for (let i = 1; i < argv.length; i++) if (pattern.test(argv[i]!)) return true
+  return false
+}
 /**
  * Does the command follow symbolic links inside the trees it reads (`grep -R`, `rg -L`,
  * `tar -h`, `cp -rL`, `find -L`, `du -L`, `rsync -L`, `Get-ChildItem -FollowSymlink`)? It
  * then reads what the links point to, wherever that is.
  */
 export const followsLinks = (key: string, argv: ReadonlyArray<string>): boolean => {
-  const args = argv.slice(1)
-  const has = (pattern: RegExp) => args.some((a) => pattern.test(a))
+  const has = (pattern: RegExp) => anyArgument(argv, pattern)
   switch (key) {
     case "grep":
     case "egrep":
@@ -1800,7 +1811,7 @@ export const followsLinks = (key: string, argv: ReadonlyArray<string>): boolean 
     case "ag":
       return has(/^(-[a-zA-Z]*f[a-zA-Z]*|--fo(l(l(o(w)?)?)?)?)$/)
     case "tar":
-      return has(/^(-[a-zA-Z]*h[a-zA-Z]*|--dereference)$/) || /^[a-zA-Z]*h[a-zA-Z]*$/.test(args[0] ?? "")
+      return has(/^(-[a-zA-Z]*h[a-zA-Z]*|--dereference)$/) || /^[a-zA-Z]*h[a-zA-Z]*$/.test(argv[1] ?? "")
     case "cp":
       return has(/^(-[a-zA-Z]*L[a-zA-Z]*|--dereference)$/) && has(RECURSIVE)
     case "rsync":
@@ -1814,7 +1825,7 @@ export const followsLinks = (key: string, argv: ReadonlyArray<string>): boolean 
     case "get-childitem":
     case "copy-item":
     case "select-string":
-      return args.some((a) => /^-fo(l(l(o(w(s(y(m(l(i(n(k)?)?)?)?)?)?)?)?)?)?)?$/i.test(a))
+      return has(/^-fo(l(l(o(w(s(y(m(l(i(n(k)?)?)?)?)?)?)?)?)?)?)?$/i)
     default:
       return false
   }

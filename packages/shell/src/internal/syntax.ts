@@ -3,6 +3,8 @@
 // fields and text many times over; on this copy they are plain fields.
 import type { Language, Tree } from "web-tree-sitter"
 
+const NO_CHILDREN: ReadonlyArray<SyntaxNode> = []
+
 export class SyntaxNode {
   /** Unique within its tree (the order the copy reached it in). */
   readonly id: number
@@ -17,7 +19,8 @@ export class SyntaxNode {
   readonly parent: SyntaxNode | null
   /** Position among the parent's children. */
   readonly index: number
-  readonly children: Array<SyntaxNode> = []
+  /** Set by the copy once the last child is read; every leaf shares one empty list. */
+  children: ReadonlyArray<SyntaxNode> = NO_CHILDREN
   private named: Array<SyntaxNode> | undefined
 
   constructor(
@@ -103,7 +106,8 @@ interface Cursor {
   readonly gotoParent: () => void
 }
 
-const copyWith = (cursor: Cursor, tree: Tree, source: string, hasError: boolean): SyntaxNode => {
+// `mayMiss`: the tree may hold MISSING nodes (false when it is known to have no error).
+const copyWith = (cursor: Cursor, tree: Tree, source: string, mayMiss: boolean): SyntaxNode => {
   const language = tree.language
   const types = language.types
   const fields = language.fields
@@ -116,38 +120,52 @@ const copyWith = (cursor: Cursor, tree: Tree, source: string, hasError: boolean)
       isNamed = cursor.isNamed()
       named[typeId] = isNamed
     }
+    const field = parent === null ? null : (fields[cursor.fieldId()] ?? null)
+    const startIndex = cursor.startIndex()
+    const endIndex = cursor.endIndex()
     return new SyntaxNode(
       count++,
       source,
       types[typeId] ?? "ERROR",
       isNamed,
-      hasError && cursor.isMissing(),
-      parent === null ? null : (fields[cursor.fieldId()] ?? null),
-      cursor.startIndex(),
-      cursor.endIndex(),
+      // A MISSING node is always empty: only empty nodes are asked.
+      mayMiss && startIndex === endIndex && cursor.isMissing(),
+      field,
+      startIndex,
+      endIndex,
       parent,
       index
     )
   }
+  // The children read so far of every node on the way down, in one stack (`starts`: where
+  // each node's begin): a node's list is copied out at its exact size once its last child
+  // is read, where an array grown by push keeps room for 16.
+  const pending: Array<SyntaxNode> = []
+  const starts: Array<number> = []
   const root = make(null, 0)
   let current = root
   for (;;) {
     if (cursor.gotoFirstChild()) {
+      starts.push(pending.length)
       const child = make(current, 0)
-      current.children.push(child)
+      pending.push(child)
       current = child
       continue
     }
     for (;;) {
       const parent = current.parent
       if (parent === null) return root
+      const start = starts[starts.length - 1]!
       if (cursor.gotoNextSibling()) {
-        const sibling = make(parent, parent.children.length)
-        parent.children.push(sibling)
+        const sibling = make(parent, pending.length - start)
+        pending.push(sibling)
         current = sibling
         break
       }
       cursor.gotoParent()
+      parent.children = pending.slice(start)
+      pending.length = start
+      starts.pop()
       current = parent
     }
   }
@@ -185,7 +203,6 @@ export const copyTree: TreeReader = (tree, source) => {
 // the runtime's transfer buffer, where the previous call left it.
 const WASM_FUNCTIONS = [
   "_ts_tree_root_node_wasm",
-  "_ts_node_has_error_wasm",
   "_ts_tree_cursor_new_wasm",
   "_ts_tree_cursor_delete_wasm",
   "_ts_tree_cursor_current_node_type_id_wasm",
@@ -215,7 +232,6 @@ export const wasmTreeReader = (module: object): TreeReader | undefined => {
   const wasm = m as WasmModule
   // Read off the module once: it has hundreds of properties, each a slow lookup.
   const rootNode = wasm._ts_tree_root_node_wasm
-  const hasError = wasm._ts_node_has_error_wasm
   const newCursor = wasm._ts_tree_cursor_new_wasm
   const deleteCursor = wasm._ts_tree_cursor_delete_wasm
   const typeId = wasm._ts_tree_cursor_current_node_type_id_wasm
@@ -244,11 +260,10 @@ export const wasmTreeReader = (module: object): TreeReader | undefined => {
     // The tree's handle in the runtime (web-tree-sitter keeps it at index 0).
     handle = (tree as unknown as Record<number, number>)[0]!
     rootNode(handle)
-    const withErrors = hasError(handle) === 1
-    rootNode(handle)
     newCursor(handle)
     try {
-      return copyWith(cursor, tree, source, withErrors)
+      // Whether the tree has an error is not asked (two calls per tree): every empty node is.
+      return copyWith(cursor, tree, source, true)
     } finally {
       deleteCursor(handle)
     }
