@@ -24,6 +24,11 @@ export interface Resolver {
   readonly inside: (real: string, parent?: string) => boolean
   /** `parent`, `name`: those of {@link Resolved} for `real`, if known (the answer is the same). */
   readonly relative: (real: string, parent?: string, name?: string) => string
+  /**
+   * What `fs.existsSync(absolute)` answers (something is there once every link is followed):
+   * from the look-ups already made when they tell, else asked.
+   */
+  readonly exists: (absolute: string) => boolean
   /** The project root, absolute, as given (resolved through symlinks only when a path needs it). */
   readonly root: string
 }
@@ -71,6 +76,8 @@ class KernelResolver implements Resolver {
   // are computed once, and no joined path is built and hashed for a look-up.
   private readonly entries = new Map<string, Map<string, Resolved>>()
   private readonly unresolved = new Set<string>()
+  // Paths we may not look up (no permission): only the kernel can say what is there.
+  private readonly hidden = new Set<string>()
   private readonly listings = new Map<string, ReadonlyArray<string> | null>()
   // What is below paths that are missing or not directories, by path and name.
   private readonly below = new Map<string, Map<string, Resolved>>()
@@ -131,6 +138,15 @@ class KernelResolver implements Resolver {
       current = this.step(current, relative.slice(start, end), 0)
       start = end + 1
     }
+  }
+
+  exists(absolute: string): boolean {
+    // A path not followed to its end, one we may not look up, or one with `..` (which a walk
+    // steps over without looking the directory before it up) is asked of the kernel.
+    if (!isNormalAbsolute(absolute)) return fs.existsSync(absolute)
+    const found = this.follow(absolute, 0)
+    if (found.unresolved !== undefined || this.hidden.has(found.real)) return fs.existsSync(absolute)
+    return found.exists
   }
 
   list(directory: string): ReadonlyArray<string> | undefined {
@@ -209,9 +225,10 @@ class KernelResolver implements Resolver {
       result = { real: path, directory: false, exists: false, parent: directory, name }
     // Not ours to look at (no permission): it may well be there for a `sudo`, and may be a
     // directory, so what is below it is looked up too.
-    else if (stat === "hidden")
+    else if (stat === "hidden") {
+      this.hidden.add(path)
       result = { real: path, directory: true, exists: true, parent: directory, name }
-    else if (!stat.isSymbolicLink())
+    } else if (!stat.isSymbolicLink())
       result = { real: path, directory: stat.isDirectory(), exists: true, parent: directory, name }
     else if (depth >= MAX_LINKS)
       result = this.cannotFollow(path, `it goes through more than ${MAX_LINKS} symbolic links`)
