@@ -185,18 +185,34 @@ export const enterDirectory = (
       const { real, unresolved } = env.resolver.resolve(directory)
       if (unresolved !== undefined)
         commandNote(command, "unmodelled", `\`${text}\` is not followed: ${unresolved}`)
-      addPath(env, {
-        text,
-        path: real,
-        access: "read",
-        via: "cd",
-        inside: env.resolver.inside(real),
-        directory: real,
-        isDirectory: true,
-        exists: true,
-        command: command.index,
-        ...(env.resolver.inside(real) ? { relative: env.resolver.relative(real) } : {})
-      })
+      const inside = env.resolver.inside(real)
+      addPath(
+        env,
+        inside
+          ? {
+              text,
+              path: real,
+              access: "read",
+              via: "cd",
+              inside,
+              directory: real,
+              isDirectory: true,
+              exists: true,
+              command: command.index,
+              relative: env.resolver.relative(real)
+            }
+          : {
+              text,
+              path: real,
+              access: "read",
+              via: "cd",
+              inside,
+              directory: real,
+              isDirectory: true,
+              exists: true,
+              command: command.index
+            }
+      )
       if (!scope.cwds.includes(directory)) scope.cwds.push(directory)
     }
   }
@@ -466,18 +482,22 @@ const record = (
     commandNote(command, "executes", `writes \`${text}\`, which configures what later commands run`)
   // The same path is reached from many words and directories: the entry is built only once.
   if (!claimPath(env, access, via, real)) return
-  const path: Mutable<PathAccess> = {
-    text,
-    path: real,
-    access,
-    via,
-    inside,
-    directory: isDirectory ? real : (parent ?? NodePath.dirname(real)),
-    isDirectory,
-    exists,
-    command: command.index
-  }
-  if (inside) path.relative = env.resolver.relative(real, parent, name)
+  const directory = isDirectory ? real : (parent ?? NodePath.dirname(real))
+  // Built whole (a field added later moves the object's fields out of line).
+  const path: Mutable<PathAccess> = inside
+    ? {
+        text,
+        path: real,
+        access,
+        via,
+        inside,
+        directory,
+        isDirectory,
+        exists,
+        command: command.index,
+        relative: env.resolver.relative(real, parent, name)
+      }
+    : { text, path: real, access, via, inside, directory, isDirectory, exists, command: command.index }
   if (configures) path.configures = true
   env.paths.push(path)
 }
