@@ -8,7 +8,7 @@ import { commandNote, type Env, type MutableCommand, type Scope } from "./env.ts
 import { GREP_PROGRAMS, parseGrep } from "./grep.ts"
 import type { RawRedirect, Word } from "./model.ts"
 import { staticWord } from "./model.ts"
-import { expandGlob, globPrefix, joinAsWritten, type Resolved } from "./paths.ts"
+import { expandGlob, globPrefix, isNormalAbsolute, joinAsWritten, type Resolved } from "./paths.ts"
 import * as Programs from "./programs.ts"
 
 const MAX_DIRECTORIES = 16
@@ -185,18 +185,34 @@ export const enterDirectory = (
       const { real, unresolved } = env.resolver.resolve(directory)
       if (unresolved !== undefined)
         commandNote(command, "unmodelled", `\`${text}\` is not followed: ${unresolved}`)
-      addPath(env, {
-        text,
-        path: real,
-        access: "read",
-        via: "cd",
-        inside: env.resolver.inside(real),
-        directory: real,
-        isDirectory: true,
-        exists: true,
-        command: command.index,
-        ...(env.resolver.inside(real) ? { relative: env.resolver.relative(real) } : {})
-      })
+      const inside = env.resolver.inside(real)
+      addPath(
+        env,
+        inside
+          ? {
+              text,
+              path: real,
+              access: "read",
+              via: "cd",
+              inside,
+              directory: real,
+              isDirectory: true,
+              exists: true,
+              command: command.index,
+              relative: env.resolver.relative(real)
+            }
+          : {
+              text,
+              path: real,
+              access: "read",
+              via: "cd",
+              inside,
+              directory: real,
+              isDirectory: true,
+              exists: true,
+              command: command.index
+            }
+      )
       if (!scope.cwds.includes(directory)) scope.cwds.push(directory)
     }
   }
@@ -466,18 +482,22 @@ const record = (
     commandNote(command, "executes", `writes \`${text}\`, which configures what later commands run`)
   // The same path is reached from many words and directories: the entry is built only once.
   if (!claimPath(env, access, via, real)) return
-  const path: Mutable<PathAccess> = {
-    text,
-    path: real,
-    access,
-    via,
-    inside,
-    directory: isDirectory ? real : (parent ?? NodePath.dirname(real)),
-    isDirectory,
-    exists,
-    command: command.index
-  }
-  if (inside) path.relative = env.resolver.relative(real, parent, name)
+  const directory = isDirectory ? real : (parent ?? NodePath.dirname(real))
+  // Built whole (a field added later moves the object's fields out of line).
+  const path: Mutable<PathAccess> = inside
+    ? {
+        text,
+        path: real,
+        access,
+        via,
+        inside,
+        directory,
+        isDirectory,
+        exists,
+        command: command.index,
+        relative: env.resolver.relative(real, parent, name)
+      }
+    : { text, path: real, access, via, inside, directory, isDirectory, exists, command: command.index }
   if (configures) path.configures = true
   env.paths.push(path)
 }
@@ -722,7 +742,7 @@ export const argumentPaths = (
   }
   // A git operand that names a path here narrows what git reads to it.
   const existsHere = (word: Word) =>
-    word.isStatic && scope.cwds.some((cwd) => fs.existsSync(NodePath.resolve(cwd, word.value)))
+    word.isStatic && scope.cwds.some((cwd) => env.resolver.exists(NodePath.resolve(cwd, word.value)))
   if (key === "git" && words[start]?.value === "grep") {
     // `git grep KEY [REV…] [--] [PATH…]` reads every tracked file under its paths; with no
     // path that exists here (`git grep KEY HEAD`), the whole tree, as `grep -r KEY .` does.
@@ -1067,21 +1087,48 @@ export const followedLinks = (env: Env, command: MutableCommand): void => {
 const sedInPlace = (words: ReadonlyArray<Word>): boolean =>
   words.some((w) => w.isStatic && (w.value.startsWith("--in-place") || /^-[a-zA-Z]*i/.test(w.value)))
 
-// Per analysis: what plantedGitDirectory has looked up (the file system does not change
-// while a text is judged) and the written paths it has read.
+// Per analysis: where plantedGitDirectory finds git looking (the file system does not
+// change while a text is judged) and the written paths it has read.
 interface GitLookups {
   paths: number
   readonly written: Set<string>
-  readonly exists: Map<string, boolean>
+  readonly searched: Map<string, ReadonlyArray<GitSearch>>
+}
+/** A directory git looks in for a repository, with its `HEAD` (a bare repository's). */
+interface GitSearch {
+  readonly dir: string
+  readonly head: string
+  readonly headExists: boolean
 }
 const lookups = new WeakMap<Env, GitLookups>()
 const gitLookups = (env: Env): GitLookups => {
   let found = lookups.get(env)
   if (found === undefined) {
-    found = { paths: 0, written: new Set(), exists: new Map() }
+    found = { paths: 0, written: new Set(), searched: new Map() }
     lookups.set(env, found)
   }
   return found
+}
+
+// The directories git looks in from `cwd` up to the project's top, until one with a `.git`.
+const gitSearch = (env: Env, seen: GitLookups, cwd: string): ReadonlyArray<GitSearch> => {
+  let searched = seen.searched.get(cwd)
+  if (searched === undefined) {
+    const list: Array<GitSearch> = []
+    const root = env.resolver.root
+    const under = root + NodePath.sep
+    for (let dir = cwd; dir === root || dir.startsWith(under); dir = NodePath.dirname(dir)) {
+      // `NodePath.join`, without its work for a directory that is normal already.
+      const normal = isNormalAbsolute(dir)
+      if (env.resolver.exists(normal ? joinAsWritten(dir, ".git") : NodePath.join(dir, ".git"))) break
+      const head = normal ? joinAsWritten(dir, "HEAD") : NodePath.join(dir, "HEAD")
+      list.push({ dir, head, headExists: env.resolver.exists(head) })
+      if (dir === root) break
+    }
+    searched = list
+    seen.searched.set(cwd, searched)
+  }
+  return searched
 }
 
 /**
@@ -1093,7 +1140,6 @@ const gitLookups = (env: Env): GitLookups => {
  * writes into before git runs there.
  */
 export const plantedGitDirectory = (env: Env, command: MutableCommand, scope: Scope): void => {
-  const root = env.resolver.root
   const seen = gitLookups(env)
   // The paths written so far, added to as the text goes on (once each: a long text has
   // thousands of paths and many git commands).
@@ -1101,19 +1147,9 @@ export const plantedGitDirectory = (env: Env, command: MutableCommand, scope: Sc
     const path = env.paths[seen.paths]!
     if (path.access === "write") seen.written.add(path.path)
   }
-  const exists = (path: string) => {
-    let found = seen.exists.get(path)
-    if (found === undefined) {
-      found = fs.existsSync(path)
-      seen.exists.set(path, found)
-    }
-    return found
-  }
   for (const cwd of scope.cwds) {
-    for (let dir = cwd; dir === root || dir.startsWith(root + NodePath.sep); dir = NodePath.dirname(dir)) {
-      if (exists(NodePath.join(dir, ".git"))) break
-      const head = NodePath.join(dir, "HEAD")
-      if (exists(head) || seen.written.has(dir) || seen.written.has(head)) {
+    for (const { dir, head, headExists } of gitSearch(env, seen, cwd)) {
+      if (headExists || seen.written.has(dir) || seen.written.has(head)) {
         commandNote(
           command,
           "executes",
@@ -1121,7 +1157,6 @@ export const plantedGitDirectory = (env: Env, command: MutableCommand, scope: Sc
         )
         return
       }
-      if (dir === root) break
     }
   }
 }

@@ -24,6 +24,11 @@ export interface Resolver {
   readonly inside: (real: string, parent?: string) => boolean
   /** `parent`, `name`: those of {@link Resolved} for `real`, if known (the answer is the same). */
   readonly relative: (real: string, parent?: string, name?: string) => string
+  /**
+   * What `fs.existsSync(absolute)` answers (something is there once every link is followed):
+   * from the look-ups already made when they tell, else asked.
+   */
+  readonly exists: (absolute: string) => boolean
   /** The project root, absolute, as given (resolved through symlinks only when a path needs it). */
   readonly root: string
 }
@@ -66,20 +71,23 @@ class KernelResolver implements Resolver {
   readonly root: string
   private readonly rootPrefix: string
   private readonly now: number
+  // Each map is made when first needed: most texts name a path or two, some none.
   // Entries of real directories, by directory and name (the directory is real, so the path
   // is unambiguous). Two levels: the directory strings come from this cache, their hashes
   // are computed once, and no joined path is built and hashed for a look-up.
-  private readonly entries = new Map<string, Map<string, Resolved>>()
-  private readonly unresolved = new Set<string>()
-  private readonly listings = new Map<string, ReadonlyArray<string> | null>()
+  private entries: Map<string, Map<string, Resolved>> | undefined = undefined
+  private unresolved: Set<string> | undefined = undefined
+  // Paths we may not look up (no permission): only the kernel can say what is there.
+  private hidden: Set<string> | undefined = undefined
+  private listings: Map<string, ReadonlyArray<string> | null> | undefined = undefined
   // What is below paths that are missing or not directories, by path and name.
-  private readonly below = new Map<string, Map<string, Resolved>>()
+  private below: Map<string, Map<string, Resolved>> | undefined = undefined
   // Where `resolveIn` starts from each directory (`null`: it joins and follows instead).
-  private readonly starts = new Map<string, Resolved | null>()
+  private starts: Map<string, Resolved | null> | undefined = undefined
   // The project-relative path of each parent directory, `null` outside the project.
-  private readonly under = new Map<string, string | null>()
+  private under: Map<string, string | null> | undefined = undefined
   // What each absolute path followed from the top (depth 0) led to, as written.
-  private readonly followed = new Map<string, Resolved>()
+  private followed: Map<string, Resolved> | undefined = undefined
   // The root is resolved on the first path that needs it: a command that names no file
   // makes no system call.
   private rootResolved: Resolved | undefined = undefined
@@ -106,6 +114,7 @@ class KernelResolver implements Resolver {
     // A walk is a fold over the components: from where `directory` leads, the components of
     // `relative` (as `follow` walks `directory/relative`). Not from a directory above the
     // root, whose paths may lead under it (those walk from the root's real path).
+    if (this.starts === undefined) this.starts = new Map()
     let current = this.starts.get(directory)
     if (current === undefined) {
       current =
@@ -133,7 +142,18 @@ class KernelResolver implements Resolver {
     }
   }
 
+  exists(absolute: string): boolean {
+    // A path not followed to its end, one we may not look up, or one with `..` (which a walk
+    // steps over without looking the directory before it up) is asked of the kernel.
+    if (!isNormalAbsolute(absolute)) return fs.existsSync(absolute)
+    const found = this.follow(absolute, 0)
+    if (found.unresolved !== undefined || this.hidden?.has(found.real) === true)
+      return fs.existsSync(absolute)
+    return found.exists
+  }
+
   list(directory: string): ReadonlyArray<string> | undefined {
+    if (this.listings === undefined) this.listings = new Map()
     let names = this.listings.get(directory)
     if (names === undefined) {
       // What the walk found missing, or found to be a file, cannot be listed: it is not
@@ -149,7 +169,7 @@ class KernelResolver implements Resolver {
   }
 
   inside(path: string, parent?: string): boolean {
-    if (this.unresolved.size !== 0 && this.unresolved.has(path)) return false
+    if (this.unresolved?.has(path) === true) return false
     const root = this.realRoot().real
     if (parent === undefined) return path === root || path.startsWith(this.realRootPrefix)
     // `parent/name` is under the root when `parent` is the root or under it, or is the root.
@@ -169,6 +189,7 @@ class KernelResolver implements Resolver {
   // The project-relative path of a real directory (`""` for the root), `null` outside it;
   // remembered per directory.
   private relativeOf(directory: string): string | null {
+    if (this.under === undefined) this.under = new Map()
     let relative = this.under.get(directory)
     if (relative === undefined) {
       const root = this.realRoot().real
@@ -184,11 +205,13 @@ class KernelResolver implements Resolver {
   }
 
   private cannotFollow(real: string, reason: string): Resolved {
+    if (this.unresolved === undefined) this.unresolved = new Set()
     this.unresolved.add(real)
     return { real, directory: false, exists: true, unresolved: reason }
   }
 
   private entry(directory: string, name: string, depth: number): Resolved {
+    if (this.entries === undefined) this.entries = new Map()
     let names = this.entries.get(directory)
     if (names === undefined) {
       names = new Map()
@@ -209,9 +232,11 @@ class KernelResolver implements Resolver {
       result = { real: path, directory: false, exists: false, parent: directory, name }
     // Not ours to look at (no permission): it may well be there for a `sudo`, and may be a
     // directory, so what is below it is looked up too.
-    else if (stat === "hidden")
+    else if (stat === "hidden") {
+      if (this.hidden === undefined) this.hidden = new Set()
+      this.hidden.add(path)
       result = { real: path, directory: true, exists: true, parent: directory, name }
-    else if (!stat.isSymbolicLink())
+    } else if (!stat.isSymbolicLink())
       result = { real: path, directory: stat.isDirectory(), exists: true, parent: directory, name }
     else if (depth >= MAX_LINKS)
       result = this.cannotFollow(path, `it goes through more than ${MAX_LINKS} symbolic links`)
@@ -255,7 +280,7 @@ class KernelResolver implements Resolver {
     // Nothing exists below a missing file or a file that is not a directory.
     if (!current.directory) {
       // Remembered too: every word in a directory that does not exist walks below it.
-      let names = this.below.get(current.real)
+      let names = this.below?.get(current.real)
       const known = names?.get(name)
       if (known !== undefined) return known
       const missing = {
@@ -268,6 +293,7 @@ class KernelResolver implements Resolver {
       if (remember) {
         if (names === undefined) {
           names = new Map()
+          if (this.below === undefined) this.below = new Map()
           this.below.set(current.real, names)
         }
         names.set(name, missing)
@@ -309,7 +335,7 @@ class KernelResolver implements Resolver {
     if (this.resolvingRoot) return this.walk(absolute, absolute, depth)
     if (absolute === this.root) return this.realRoot()
     if (depth === 0) {
-      const known = this.followed.get(absolute)
+      const known = this.followed?.get(absolute)
       if (known !== undefined) return known
     }
     let resolved: Resolved
@@ -336,7 +362,10 @@ class KernelResolver implements Resolver {
           ? this.step(this.follow(absolute.slice(0, last), 0), absolute.slice(last + 1), 0)
           : this.walk(absolute, absolute, depth)
     }
-    if (depth === 0) this.followed.set(absolute, resolved)
+    if (depth === 0) {
+      if (this.followed === undefined) this.followed = new Map()
+      this.followed.set(absolute, resolved)
+    }
     return resolved
   }
 }
