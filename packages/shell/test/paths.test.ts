@@ -270,3 +270,38 @@ describe("makeResolver", () => {
     }
   })
 })
+
+describe("Resolver.exists", () => {
+  // git's repository search asks the resolver instead of the kernel: it must answer what
+  // fs.existsSync answers, from a fresh resolver, one that has looked around already, and one
+  // whose root listing is remembered (a name in the root is then answered from the listing).
+  it("answers as fs.existsSync does, through links, loops, files, /proc and the root's listing", () => {
+    const root = makeRoot()
+    const outside = makeRoot()
+    fs.mkdirSync(NodePath.join(root, "src", "deep"), { recursive: true })
+    fs.mkdirSync(NodePath.join(root, ".git"))
+    fs.writeFileSync(NodePath.join(root, "src", "HEAD"), "")
+    fs.writeFileSync(NodePath.join(outside, "HEAD"), "")
+    fs.symlinkSync(outside, NodePath.join(root, "out"))
+    fs.symlinkSync("../..", NodePath.join(root, "src", "deep", "up"))
+    fs.symlinkSync("missing-target", NodePath.join(root, "dangling"))
+    fs.symlinkSync("loop", NodePath.join(root, "loop"))
+    fs.symlinkSync("/proc/self/cwd", NodePath.join(root, "proc"))
+    const names = [".git", "HEAD", "src", "src/HEAD", "src/.git", "src/deep/up/.git", "src/deep/up/src/HEAD"]
+    const more = ["out/HEAD", "out/.git", "dangling", "dangling/HEAD", "loop", "loop/HEAD", "proc/HEAD"]
+    const paths = [...names, ...more, "src/HEAD/x", "missing/HEAD", "src/../.git", "src//HEAD"].map((p) =>
+      joinAsWritten(root, p)
+    )
+    paths.push(root, outside, NodePath.join(outside, "HEAD"), "/proc/self/cwd/.git", "/")
+    rememberRoot(root)
+    const listed = makeResolver(root, later())
+    const warm = makeResolver(root, later())
+    for (const path of paths) warm.resolve(joinAsWritten(path, "y"))
+    for (const path of paths) {
+      const expected = fs.existsSync(path)
+      assert.strictEqual(makeResolver(root, Date.now()).exists(path), expected, `fresh: ${path}`)
+      assert.strictEqual(warm.exists(path), expected, `warm: ${path}`)
+      assert.strictEqual(listed.exists(path), expected, `listed: ${path}`)
+    }
+  })
+})
