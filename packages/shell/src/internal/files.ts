@@ -185,34 +185,18 @@ export const enterDirectory = (
       const { real, unresolved } = env.resolver.resolve(directory)
       if (unresolved !== undefined)
         commandNote(command, "unmodelled", `\`${text}\` is not followed: ${unresolved}`)
-      const inside = env.resolver.inside(real)
-      addPath(
-        env,
-        inside
-          ? {
-              text,
-              path: real,
-              access: "read",
-              via: "cd",
-              inside,
-              directory: real,
-              isDirectory: true,
-              exists: true,
-              command: command.index,
-              relative: env.resolver.relative(real)
-            }
-          : {
-              text,
-              path: real,
-              access: "read",
-              via: "cd",
-              inside,
-              directory: real,
-              isDirectory: true,
-              exists: true,
-              command: command.index
-            }
-      )
+      addPath(env, {
+        text,
+        path: real,
+        access: "read",
+        via: "cd",
+        inside: env.resolver.inside(real),
+        directory: real,
+        isDirectory: true,
+        exists: true,
+        command: command.index,
+        ...(env.resolver.inside(real) ? { relative: env.resolver.relative(real) } : {})
+      })
       if (!scope.cwds.includes(directory)) scope.cwds.push(directory)
     }
   }
