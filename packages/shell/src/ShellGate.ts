@@ -30,7 +30,6 @@ import type * as Permission from "@gatehousejs/permission/Permission"
 import * as Ruleset from "@gatehousejs/permission/Ruleset"
 import * as Effect from "effect/Effect"
 import { renderRedirect } from "./internal/interpret.ts"
-import { listDirectory } from "./internal/listings.ts"
 import { isNormalAbsolute } from "./internal/paths.ts"
 import {
   configuresExecution as configures,
@@ -568,7 +567,7 @@ const editPatterns = (analysis: ShellAnalysis.Analysis): { files: Array<string>;
       // A write to a directory (rm -r, mv, chmod -R) reaches what is inside it: name the
       // entries too, so `".git/*": "deny"` holds for `rm -rf .`.
       out.push(relative === "." ? "*" : `${relative}/*`)
-      for (const entry of listDirectory(path.path, Date.now()).slice(0, MAX_LISTED)) {
+      for (const entry of listDirectory(path.path).slice(0, MAX_LISTED)) {
         const child = relative === "." ? entry.name : `${relative}/${entry.name}`
         out.push(child)
         if (entry.directory) out.push(`${child}/*`)
@@ -621,9 +620,7 @@ const readPatterns = (analysis: ShellAnalysis.Analysis): Array<string> => {
     const reading = `${reads}\0${name}\0${path.path}`
     if (expanded.has(reading)) continue
     expanded.add(reading)
-    const entries = listDirectory(path.path, Date.now()).filter(
-      (e) => reads === "all" || !e.name.startsWith(".")
-    )
+    const entries = listDirectory(path.path).filter((e) => reads === "all" || !e.name.startsWith("."))
     for (const entry of entries.slice(0, MAX_LISTED)) {
       const child =
         name === "." ? entry.name : inside ? `${name}/${entry.name}` : NodePath.join(name, entry.name)
@@ -712,6 +709,19 @@ const foldsCase = (path: string): boolean => {
     return own !== undefined && folded!.ino === own.ino && folded!.dev === own.dev
   } catch {
     return false
+  }
+}
+
+// Listed afresh for every judgement: a listing kept across judgements would trust the
+// folder's times to change with its entries, which not every file system does, and a folder
+// swapped while it was listed would keep its wrong listing.
+const listDirectory = (directory: string): Array<{ name: string; directory: boolean }> => {
+  try {
+    return fs
+      .readdirSync(directory, { withFileTypes: true })
+      .map((d) => ({ name: d.name, directory: d.isDirectory() }))
+  } catch {
+    return []
   }
 }
 

@@ -287,8 +287,22 @@ describe("Resolver.exists", () => {
     fs.symlinkSync("missing-target", NodePath.join(root, "dangling"))
     fs.symlinkSync("loop", NodePath.join(root, "loop"))
     fs.symlinkSync("/proc/self/cwd", NodePath.join(root, "proc"))
+    // Targets the kernel refuses but a lenient walk would step through: a slash, `.` or `..`
+    // after a file or after something missing (`sub/.git -> HEAD/` hid a planted repository).
+    fs.writeFileSync(NodePath.join(root, "src", "deep", "file"), "")
+    const lenient = ["HEAD/", "file/.", "file/..", "nothere/..", "nothere/../file", "file/../file"]
+    lenient.forEach((target, i) => fs.symlinkSync(target, NodePath.join(root, "src", "deep", `odd${i}`)))
     const names = [".git", "HEAD", "src", "src/HEAD", "src/.git", "src/deep/up/.git", "src/deep/up/src/HEAD"]
-    const more = ["out/HEAD", "out/.git", "dangling", "dangling/HEAD", "loop", "loop/HEAD", "proc/HEAD"]
+    const more: Array<string> = [
+      "out/HEAD",
+      "out/.git",
+      "dangling",
+      "dangling/HEAD",
+      "loop",
+      "loop/HEAD",
+      "proc/HEAD"
+    ]
+    for (let i = 0; i < lenient.length; i++) more.push(`src/deep/odd${i}`, `src/deep/odd${i}/x`)
     const paths = [...names, ...more, "src/HEAD/x", "missing/HEAD", "src/../.git", "src//HEAD"].map((p) =>
       joinAsWritten(root, p)
     )

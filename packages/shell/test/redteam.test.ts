@@ -20,6 +20,11 @@ fs.writeFileSync(NodePath.join(project.root, "prod.env"), "SECRET=2\n")
 // A bare repository's shape inside the project, as a command may have copied it there.
 fs.mkdirSync(NodePath.join(project.root, "planted", "repo", "objects"), { recursive: true })
 fs.writeFileSync(NodePath.join(project.root, "planted", "repo", "HEAD"), "ref: refs/heads/main\n")
+// The same beside a `.git` link that leads nowhere the kernel accepts (`HEAD/`: a file with a
+// slash): git still finds the bare repository in the folder itself.
+fs.mkdirSync(NodePath.join(project.root, "planted", "linked", "objects"), { recursive: true })
+fs.writeFileSync(NodePath.join(project.root, "planted", "linked", "HEAD"), "ref: refs/heads/main\n")
+fs.symlinkSync("HEAD/", NodePath.join(project.root, "planted", "linked", ".git"))
 // A folder of the project with a link to the folder outside (as a vendored checkout may be).
 fs.mkdirSync(NodePath.join(project.root, "lib"))
 fs.symlinkSync(project.outside, NodePath.join(project.root, "lib", "vendor"))
@@ -936,6 +941,8 @@ layer(ShellParser.layer)("red team", (it) => {
     // src/f` and a config with a textconv driver made `git -C src/f show HEAD` run it.
     { command: "git -C planted/repo show HEAD", block: BUILTIN, expect: "ask" },
     { command: "cd planted/repo/objects && git log", block: BUILTIN, expect: "ask" },
+    { command: "git -C planted/linked status", block: BUILTIN, expect: "ask" },
+    { command: "cd planted/linked && git log", block: BUILTIN, expect: "ask" },
     { command: "cp -r .git/HEAD src/f && git -C src/f log", block: BUILTIN, expect: "ask" },
     {
       command: "mkdir -p src/g && echo 'ref: refs/heads/main' > src/g/HEAD && git -C src/g log",

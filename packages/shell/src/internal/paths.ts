@@ -143,11 +143,13 @@ class KernelResolver implements Resolver {
   }
 
   exists(absolute: string): boolean {
-    // A path not followed to its end, one we may not look up, or one with `..` (which a walk
-    // steps over without looking the directory before it up) is asked of the kernel.
+    // Only a path walked as written, one plain entry after another, is answered from the
+    // walk. The kernel is asked about the rest: a path with `..`, or through a symbolic link
+    // (its target may step over a file or a missing name with `/`, `.` or `..`, which the
+    // walk passes and the kernel refuses), one not followed to its end, one we may not look up.
     if (!isNormalAbsolute(absolute)) return fs.existsSync(absolute)
     const found = this.follow(absolute, 0)
-    if (found.unresolved !== undefined || this.hidden?.has(found.real) === true)
+    if (found.real !== absolute || found.unresolved !== undefined || this.hidden?.has(found.real) === true)
       return fs.existsSync(absolute)
     return found.exists
   }
