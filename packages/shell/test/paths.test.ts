@@ -291,7 +291,8 @@ describe("Resolver.exists", () => {
     // after a file or after something missing (`sub/.git -> HEAD/` hid a planted repository).
     fs.writeFileSync(NodePath.join(root, "src", "deep", "file"), "")
     const lenient = ["HEAD/", "file/.", "file/..", "nothere/..", "nothere/../file", "file/../file"]
-    lenient.forEach((target, i) => fs.symlinkSync(target, NodePath.join(root, "src", "deep", `odd${i}`)))
+    for (const [i, target] of lenient.entries())
+      fs.symlinkSync(target, NodePath.join(root, "src", "deep", `odd${i}`))
     const names = [".git", "HEAD", "src", "src/HEAD", "src/.git", "src/deep/up/.git", "src/deep/up/src/HEAD"]
     const more: Array<string> = [
       "out/HEAD",
