@@ -1,6 +1,7 @@
 // Path resolution helpers. The listing of a project root, which spares its entries a lookup
 // each, must never say "missing" for a name that is there, nor outlive a change to the root.
 import * as fs from "node:fs"
+import { createRequire, syncBuiltinESMExports } from "node:module"
 import * as os from "node:os"
 import * as NodePath from "node:path"
 import { assert, describe, it, layer } from "@effect/vitest"
@@ -51,6 +52,39 @@ describe("checkRoot", () => {
     assert.isUndefined(lookup!("SRC"))
     // Non-ASCII names may be normalised by the file system: looked up.
     assert.isUndefined(lookup!("é"))
+  })
+
+  it("lists the root it checked, never a directory swapped in while the listing was read", () => {
+    const root = makeRoot()
+    const other = makeRoot()
+    fs.writeFileSync(NodePath.join(root, ".env"), "")
+    rememberRoot(root)
+    // Each readdir first puts another directory at the root's path, and the root back after:
+    // what a process renaming folders in a loop may do between the check and the read.
+    const nodeFs = createRequire(import.meta.url)("node:fs") as typeof fs
+    const readdir = nodeFs.readdirSync
+    const aside = `${root}.aside`
+    nodeFs.readdirSync = ((...args: Parameters<typeof fs.readdirSync>) => {
+      nodeFs.renameSync(root, aside)
+      nodeFs.renameSync(other, root)
+      try {
+        return readdir(...args)
+      } finally {
+        nodeFs.renameSync(root, other)
+        nodeFs.renameSync(aside, root)
+      }
+    }) as typeof fs.readdirSync
+    syncBuiltinESMExports()
+    let lookup: ((name: string) => string | undefined) | undefined
+    try {
+      lookup = checkRoot(root, later())?.lookup
+    } finally {
+      nodeFs.readdirSync = readdir
+      syncBuiltinESMExports()
+    }
+    // The root's .env is never said to be missing (a read of it would then read nothing).
+    assert.notStrictEqual(lookup?.(".env"), "missing")
+    assert.notStrictEqual(checkRoot(root, later())?.lookup?.(".env"), "missing")
   })
 
   it("says nothing is missing when an entry's name is not ASCII (a file system may fold it)", () => {

@@ -92,12 +92,8 @@ const isAscii = (text: string): boolean => {
 
 const list = (root: string, stat: fs.Stats, now: number): Listing | undefined => {
   if (now - Math.max(stat.mtimeMs, stat.ctimeMs) < SETTLED_MS) return undefined
-  let entries: Array<fs.Dirent>
-  try {
-    entries = fs.readdirSync(root, { withFileTypes: true })
-  } catch {
-    return undefined
-  }
+  const entries = readOpened(root, stat)
+  if (entries === undefined) return undefined
   if (entries.length > MAX_LISTED) return undefined
   const kinds = new Map<string, "file" | "directory" | "other">()
   const folded = new Set<string>()
@@ -109,6 +105,35 @@ const list = (root: string, stat: fs.Stats, now: number): Listing | undefined =>
     if (!isAscii(entry.name)) absentIsMissing = false
   }
   return { mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs, kinds, folded, absentIsMissing }
+}
+
+// The entries of the directory `stat` describes, read through a descriptor of it: a listing
+// read by path could be of another directory swapped in between the lstat and the read (and
+// back again), and would then be trusted for as long as the root's times stay the same. Only
+// where the open directory can be listed again (Linux's /proc/self/fd); elsewhere, no listing.
+const readOpened = (root: string, stat: fs.Stats): Array<fs.Dirent> | undefined => {
+  if (process.platform !== "linux") return undefined
+  let fd: number
+  try {
+    fd = fs.openSync(root, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY | fs.constants.O_NOFOLLOW)
+  } catch {
+    return undefined
+  }
+  try {
+    const opened = fs.fstatSync(fd)
+    if (
+      opened.dev !== stat.dev ||
+      opened.ino !== stat.ino ||
+      opened.mtimeMs !== stat.mtimeMs ||
+      opened.ctimeMs !== stat.ctimeMs
+    )
+      return undefined
+    return fs.readdirSync(`/proc/self/fd/${fd}`, { withFileTypes: true })
+  } catch {
+    return undefined
+  } finally {
+    fs.closeSync(fd)
+  }
 }
 
 const lstat = (path: string): fs.Stats | undefined => {
