@@ -31,6 +31,7 @@ import * as Ruleset from "@gatehousejs/permission/Ruleset"
 import * as Effect from "effect/Effect"
 import { renderRedirect } from "./internal/interpret.ts"
 import { isNormalAbsolute } from "./internal/paths.ts"
+import { baseName, programKey } from "./internal/programName.ts"
 import {
   configuresExecution as configures,
   isBroadProgram,
@@ -261,16 +262,6 @@ export const commandAlways = (command: ShellAnalysis.Command, textFlagged = fals
   // The prefix is read from the canonical form (`git -C src push` -> `git push *`); the text
   // as written is remembered too, since it is judged as well.
   return command.canonical === undefined ? [`${prefix.join(" ")} *`] : [`${prefix.join(" ")} *`, ...exactly]
-}
-
-// A name without its directory (`/` or `\\`).
-const baseName = (name: string): string =>
-  name.slice(Math.max(name.lastIndexOf("/"), name.lastIndexOf("\\")) + 1)
-
-// A program's name without its directory and `.exe`, in lower case (`/usr/bin/Git.exe` -> `git`).
-const programKey = (name: string): string => {
-  const key = baseName(name).toLowerCase()
-  return key.endsWith(".exe") ? key.slice(0, -4) : key
 }
 
 // `--dry-run`, `--dry-run=client`, `--dryrun`, PowerShell's `-WhatIf`: an option that makes

@@ -225,6 +225,17 @@ describe("resolvePath", () => {
 
 const withoutParent = ({ parent: _, name: __, ...rest }: Resolved): Omit<Resolved, "parent" | "name"> => rest
 
+// A project tree with every kind of link a walk must follow as the kernel does: out of the
+// project, up from a folder, to nothing, to itself, and into /proc.
+const linkedTree = (root: string, outside: string): void => {
+  fs.mkdirSync(NodePath.join(root, "src", "deep"), { recursive: true })
+  fs.symlinkSync(outside, NodePath.join(root, "out"))
+  fs.symlinkSync("../..", NodePath.join(root, "src", "deep", "up"))
+  fs.symlinkSync("missing-target", NodePath.join(root, "dangling"))
+  fs.symlinkSync("loop", NodePath.join(root, "loop"))
+  fs.symlinkSync("/proc/self/cwd", NodePath.join(root, "proc"))
+}
+
 describe("makeResolver", () => {
   // The resolver remembers where each path's parent led and resolves a relative path from
   // its directory without joining the two: it must say what a walk of the joined path from
@@ -232,14 +243,9 @@ describe("makeResolver", () => {
   it("resolves a path from its directory as it resolves the joined path, with or without what it remembers", () => {
     const root = makeRoot()
     const outside = makeRoot()
-    fs.mkdirSync(NodePath.join(root, "src", "deep"), { recursive: true })
+    linkedTree(root, outside)
     fs.writeFileSync(NodePath.join(root, "src", "file.ts"), "")
     fs.writeFileSync(NodePath.join(outside, "secret"), "")
-    fs.symlinkSync(outside, NodePath.join(root, "out"))
-    fs.symlinkSync("../..", NodePath.join(root, "src", "deep", "up"))
-    fs.symlinkSync("missing-target", NodePath.join(root, "dangling"))
-    fs.symlinkSync("loop", NodePath.join(root, "loop"))
-    fs.symlinkSync("/proc/self/cwd", NodePath.join(root, "proc"))
     const directories = [
       root,
       `${root}/`,
@@ -312,15 +318,10 @@ describe("Resolver.exists", () => {
   it("answers as fs.existsSync does, through links, loops, files, /proc and the root's listing", () => {
     const root = makeRoot()
     const outside = makeRoot()
-    fs.mkdirSync(NodePath.join(root, "src", "deep"), { recursive: true })
+    linkedTree(root, outside)
     fs.mkdirSync(NodePath.join(root, ".git"))
     fs.writeFileSync(NodePath.join(root, "src", "HEAD"), "")
     fs.writeFileSync(NodePath.join(outside, "HEAD"), "")
-    fs.symlinkSync(outside, NodePath.join(root, "out"))
-    fs.symlinkSync("../..", NodePath.join(root, "src", "deep", "up"))
-    fs.symlinkSync("missing-target", NodePath.join(root, "dangling"))
-    fs.symlinkSync("loop", NodePath.join(root, "loop"))
-    fs.symlinkSync("/proc/self/cwd", NodePath.join(root, "proc"))
     // Targets the kernel refuses but a lenient walk would step through: a slash, `.` or `..`
     // after a file or after something missing (`sub/.git -> HEAD/` hid a planted repository).
     fs.writeFileSync(NodePath.join(root, "src", "deep", "file"), "")

@@ -466,22 +466,18 @@ const record = (
     commandNote(command, "executes", `writes \`${text}\`, which configures what later commands run`)
   // The same path is reached from many words and directories: the entry is built only once.
   if (!claimPath(env, access, via, real)) return
-  const directory = isDirectory ? real : (parent ?? NodePath.dirname(real))
-  // Built whole (a field added later moves the object's fields out of line).
-  const path: Mutable<PathAccess> = inside
-    ? {
-        text,
-        path: real,
-        access,
-        via,
-        inside,
-        directory,
-        isDirectory,
-        exists,
-        command: command.index,
-        relative: env.resolver.relative(real, parent, name)
-      }
-    : { text, path: real, access, via, inside, directory, isDirectory, exists, command: command.index }
+  const path: Mutable<PathAccess> = {
+    text,
+    path: real,
+    access,
+    via,
+    inside,
+    directory: isDirectory ? real : (parent ?? NodePath.dirname(real)),
+    isDirectory,
+    exists,
+    command: command.index
+  }
+  if (inside) path.relative = env.resolver.relative(real, parent, name)
   if (configures) path.configures = true
   env.paths.push(path)
 }

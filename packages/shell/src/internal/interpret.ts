@@ -19,6 +19,7 @@ import * as LongOptions from "./longOptions.ts"
 import type { RawAssignment, RawCommand, RawRedirect, WalkResult, Word } from "./model.ts"
 import { staticWord } from "./model.ts"
 import * as Operands from "./operands.ts"
+import { baseName } from "./programName.ts"
 import * as Programs from "./programs.ts"
 import * as Risks from "./risks.ts"
 import * as Runners from "./runners.ts"
@@ -340,9 +341,6 @@ const checkAssignment = (
       return
   }
 }
-
-const baseName = (program: string): string =>
-  program.slice(Math.max(program.lastIndexOf("/"), program.lastIndexOf("\\")) + 1)
 
 const interpretWords = (
   env: Env,

@@ -71,23 +71,22 @@ class KernelResolver implements Resolver {
   readonly root: string
   private readonly rootPrefix: string
   private readonly now: number
-  // Each map is made when first needed: most texts name a path or two, some none.
   // Entries of real directories, by directory and name (the directory is real, so the path
   // is unambiguous). Two levels: the directory strings come from this cache, their hashes
   // are computed once, and no joined path is built and hashed for a look-up.
-  private entries: Map<string, Map<string, Resolved>> | undefined = undefined
-  private unresolved: Set<string> | undefined = undefined
+  private readonly entries = new Map<string, Map<string, Resolved>>()
+  private readonly unresolved = new Set<string>()
   // Paths we may not look up (no permission): only the kernel can say what is there.
-  private hidden: Set<string> | undefined = undefined
-  private listings: Map<string, ReadonlyArray<string> | null> | undefined = undefined
+  private readonly hidden = new Set<string>()
+  private readonly listings = new Map<string, ReadonlyArray<string> | null>()
   // What is below paths that are missing or not directories, by path and name.
-  private below: Map<string, Map<string, Resolved>> | undefined = undefined
+  private readonly below = new Map<string, Map<string, Resolved>>()
   // Where `resolveIn` starts from each directory (`null`: it joins and follows instead).
-  private starts: Map<string, Resolved | null> | undefined = undefined
+  private readonly starts = new Map<string, Resolved | null>()
   // The project-relative path of each parent directory, `null` outside the project.
-  private under: Map<string, string | null> | undefined = undefined
+  private readonly under = new Map<string, string | null>()
   // What each absolute path followed from the top (depth 0) led to, as written.
-  private followed: Map<string, Resolved> | undefined = undefined
+  private readonly followed = new Map<string, Resolved>()
   // The root is resolved on the first path that needs it: a command that names no file
   // makes no system call.
   private rootResolved: Resolved | undefined = undefined
@@ -114,7 +113,6 @@ class KernelResolver implements Resolver {
     // A walk is a fold over the components: from where `directory` leads, the components of
     // `relative` (as `follow` walks `directory/relative`). Not from a directory above the
     // root, whose paths may lead under it (those walk from the root's real path).
-    if (this.starts === undefined) this.starts = new Map()
     let current = this.starts.get(directory)
     if (current === undefined) {
       current =
@@ -149,13 +147,12 @@ class KernelResolver implements Resolver {
     // walk passes and the kernel refuses), one not followed to its end, one we may not look up.
     if (!isNormalAbsolute(absolute)) return fs.existsSync(absolute)
     const found = this.follow(absolute, 0)
-    if (found.real !== absolute || found.unresolved !== undefined || this.hidden?.has(found.real) === true)
+    if (found.real !== absolute || found.unresolved !== undefined || this.hidden.has(found.real))
       return fs.existsSync(absolute)
     return found.exists
   }
 
   list(directory: string): ReadonlyArray<string> | undefined {
-    if (this.listings === undefined) this.listings = new Map()
     let names = this.listings.get(directory)
     if (names === undefined) {
       // What the walk found missing, or found to be a file, cannot be listed: it is not
@@ -171,7 +168,7 @@ class KernelResolver implements Resolver {
   }
 
   inside(path: string, parent?: string): boolean {
-    if (this.unresolved?.has(path) === true) return false
+    if (this.unresolved.size !== 0 && this.unresolved.has(path)) return false
     const root = this.realRoot().real
     if (parent === undefined) return path === root || path.startsWith(this.realRootPrefix)
     // `parent/name` is under the root when `parent` is the root or under it, or is the root.
@@ -191,7 +188,6 @@ class KernelResolver implements Resolver {
   // The project-relative path of a real directory (`""` for the root), `null` outside it;
   // remembered per directory.
   private relativeOf(directory: string): string | null {
-    if (this.under === undefined) this.under = new Map()
     let relative = this.under.get(directory)
     if (relative === undefined) {
       const root = this.realRoot().real
@@ -207,13 +203,11 @@ class KernelResolver implements Resolver {
   }
 
   private cannotFollow(real: string, reason: string): Resolved {
-    if (this.unresolved === undefined) this.unresolved = new Set()
     this.unresolved.add(real)
     return { real, directory: false, exists: true, unresolved: reason }
   }
 
   private entry(directory: string, name: string, depth: number): Resolved {
-    if (this.entries === undefined) this.entries = new Map()
     let names = this.entries.get(directory)
     if (names === undefined) {
       names = new Map()
@@ -235,7 +229,6 @@ class KernelResolver implements Resolver {
     // Not ours to look at (no permission): it may well be there for a `sudo`, and may be a
     // directory, so what is below it is looked up too.
     else if (stat === "hidden") {
-      if (this.hidden === undefined) this.hidden = new Set()
       this.hidden.add(path)
       result = { real: path, directory: true, exists: true, parent: directory, name }
     } else if (!stat.isSymbolicLink())
@@ -282,7 +275,7 @@ class KernelResolver implements Resolver {
     // Nothing exists below a missing file or a file that is not a directory.
     if (!current.directory) {
       // Remembered too: every word in a directory that does not exist walks below it.
-      let names = this.below?.get(current.real)
+      let names = this.below.get(current.real)
       const known = names?.get(name)
       if (known !== undefined) return known
       const missing = {
@@ -295,7 +288,6 @@ class KernelResolver implements Resolver {
       if (remember) {
         if (names === undefined) {
           names = new Map()
-          if (this.below === undefined) this.below = new Map()
           this.below.set(current.real, names)
         }
         names.set(name, missing)
@@ -337,7 +329,7 @@ class KernelResolver implements Resolver {
     if (this.resolvingRoot) return this.walk(absolute, absolute, depth)
     if (absolute === this.root) return this.realRoot()
     if (depth === 0) {
-      const known = this.followed?.get(absolute)
+      const known = this.followed.get(absolute)
       if (known !== undefined) return known
     }
     let resolved: Resolved
@@ -364,10 +356,7 @@ class KernelResolver implements Resolver {
           ? this.step(this.follow(absolute.slice(0, last), 0), absolute.slice(last + 1), 0)
           : this.walk(absolute, absolute, depth)
     }
-    if (depth === 0) {
-      if (this.followed === undefined) this.followed = new Map()
-      this.followed.set(absolute, resolved)
-    }
+    if (depth === 0) this.followed.set(absolute, resolved)
     return resolved
   }
 }

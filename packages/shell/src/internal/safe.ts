@@ -5,6 +5,7 @@
 // fetch-and-run, archive extraction, signals, history rewrites, `truncate`, `dd`, `shred`, …
 import type { Command } from "../ShellAnalysis.ts"
 import { PLAIN_PROGRAMS } from "./plainPrograms.ts"
+import { programKey } from "./programName.ts"
 
 // Programs safe with any arguments: their risky options leave notes, which need a person.
 const ANY: ReadonlySet<string> = new Set([
@@ -252,11 +253,6 @@ const goReads = (sub: string, rest: ReadonlyArray<string>): boolean => {
   return true
 }
 
-const base = (name: string): string => {
-  const key = name.slice(Math.max(name.lastIndexOf("/"), name.lastIndexOf("\\")) + 1).toLowerCase()
-  return key.endsWith(".exe") ? key.slice(0, -4) : key
-}
-
 // A program named by a path is the file at that path: known only where the system keeps its
 // programs (`./ls`, `src/cat` or `/tmp/git` may be anything the model wrote).
 const SYSTEM_PROGRAM = /^(\/usr(\/local)?|\/opt\/homebrew)?\/s?bin\/[^/]+$/
@@ -270,7 +266,7 @@ export const isKnownSafe = (command: Command): boolean => {
   if (argv.length === 0) return true
   if (!systemProgram(argv[0]!)) return false
   for (let n = -1; n < command.names.length; n++) {
-    const key = base(n === -1 ? argv[0]! : command.names[n]!)
+    const key = programKey(n === -1 ? argv[0]! : command.names[n]!)
     if (ANY.has(key)) return true
     const subs = SUBCOMMANDS.get(key)
     if (subs === undefined) continue
@@ -316,7 +312,7 @@ export const runsProjectCode = (command: Command): boolean => {
   if (argv.length === 0) return false
   if (!systemProgram(argv[0]!)) return true
   for (let n = -1; n < command.names.length; n++) {
-    const runs = RUNS_PROJECT_CODE.get(base(n === -1 ? argv[0]! : command.names[n]!))
+    const runs = RUNS_PROJECT_CODE.get(programKey(n === -1 ? argv[0]! : command.names[n]!))
     if (runs === true || (runs !== undefined && runs.has(argv[1] ?? ""))) return true
   }
   return false
