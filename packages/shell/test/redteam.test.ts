@@ -887,6 +887,51 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "Set-Location -Path src; Get-Content index.ts", block: BUILTIN, dialect: ps, expect: "allow" }
   ])
 
+  cases("`cd -` goes to $OLDPWD, which only a `cd` that succeeded in this shell sets", [
+    // Any earlier `cd` made `cd -` trusted: a failed one, or one in a subshell, pipeline or
+    // background job, leaves OLDPWD as the environment gave it (anywhere), and the reads
+    // after it were judged in the project.
+    { command: "cd nothere; cd - && cat notes.txt", block: BUILTIN, expect: "ask" },
+    { command: "(cd src); cd - && cat notes.txt", block: BUILTIN, expect: "ask" },
+    { command: "echo $(cd src) && cd - && cat notes.txt", block: BUILTIN, expect: "ask" },
+    { command: "cd src & cd - && cat notes.txt", block: BUILTIN, expect: "ask" },
+    { command: "cd src | cat; cd -; cat notes.txt", block: BUILTIN, expect: "ask" },
+    { command: "cd src || cd - && cat notes.txt", block: BUILTIN, expect: "ask" },
+    { command: "ls || cd src && cd - && cat notes.txt", block: BUILTIN, expect: "ask" },
+    { command: "! cd src && cd - && cat notes.txt", block: BUILTIN, expect: "ask" },
+    { command: "cd -- nothere; cd -- - && cat notes.txt", block: BUILTIN, expect: "ask" },
+    { command: "pushd nothere; pushd - && cat notes.txt", block: BUILTIN, expect: "ask" },
+    { command: "cd nothere; cd - && cat .env", block: USER, expect: "deny" },
+    // After a `cd` that succeeded it returns to a directory of the text.
+    { command: "cd src && cd - && cat notes.txt", block: BUILTIN, expect: "allow" },
+    { command: "cd src > /dev/null && ls && cd - && cat notes.txt", block: BUILTIN, expect: "allow" },
+    { command: "cd src && ls && cd - > /dev/null && cat notes.txt", block: BUILTIN, expect: "allow" }
+  ])
+
+  cases("`cd -` and `popd` return to the directory a first `cd` left", [
+    // The first `cd` replaced the project root in the set of directories, and the return to
+    // it was taken as already there: `.git` was judged in the other folder, even under yolo.
+    { command: `cd ${project.outside} && cd - && rm -rf .git`, block: EDIT_GIT, expect: "deny" },
+    { command: `cd ${project.outside} && cd - && rm -rf .git`, block: EDIT_GIT, mode: "yolo", expect: "deny" },
+    { command: "cd src && cd - && rm -rf .git", block: EDIT_GIT, expect: "deny" },
+    { command: `pushd ${project.outside} && popd && rm -rf .git`, block: EDIT_GIT, expect: "deny" },
+    { command: `pushd ${project.outside} && pushd +1 && rm -rf .git`, block: EDIT_GIT, expect: "deny" },
+    {
+      command: `Push-Location ${project.outside}; Pop-Location; Remove-Item -Recurse .git`,
+      block: EDIT_GIT,
+      dialect: ps,
+      expect: "deny"
+    },
+    { command: `cd ${project.outside} && cd - && rm -rf build`, block: EDIT_GIT, expect: "ask" }
+  ])
+
+  cases("`pushd -n` only stacks the directory: the commands after it run where they were", [
+    // As the first command it replaced the project root, so `.git` was judged in /tmp.
+    { command: `pushd -n ${project.outside}; rm -rf .git`, block: EDIT_GIT, expect: "deny" },
+    { command: `pushd -n -- ${project.outside}; rm -rf .git`, block: EDIT_GIT, mode: "yolo", expect: "deny" },
+    { command: "pushd -n src; cat notes.txt", block: BUILTIN, expect: "allow" }
+  ])
+
   cases("bash's `time` (and `builtin`, `command`) run cd in the current shell: it moves what follows", [
     // `time cd .git` was judged as a cd in a child, so `config` stayed at the project root.
     { command: "time cd .git; echo x > config", block: BUILTIN, expect: "ask" },

@@ -80,7 +80,7 @@ const visit = (node: SyntaxNode, ctx: Context): void => {
   }
   switch (type) {
     case "command": {
-      const built = buildCommand(node, ctx.attached?.get(node.id) ?? [], ctx)
+      const built = withChangeDirectory(node, buildCommand(node, ctx.attached?.get(node.id) ?? [], ctx))
       ctx.out.commands.push(
         ctx.out.commands.length === 0 && isLeading(node) ? { ...built, leading: true } : built
       )
@@ -97,7 +97,7 @@ const visit = (node: SyntaxNode, ctx: Context): void => {
       }
       for (const r of node.childrenForFieldName("redirect")) visit(r, ctx)
       if (body?.type === "command") {
-        ctx.out.commands.push(buildCommand(body, redirects, ctx))
+        ctx.out.commands.push(withChangeDirectory(body, buildCommand(body, redirects, ctx)))
         visitChildren(body, ctx)
         return
       }
@@ -434,6 +434,48 @@ const isLeading = (node: SyntaxNode): boolean => {
   }
   return false
 }
+
+// `cd -` (and `pushd -`) go to $OLDPWD, which only a `cd` that succeeded in this shell sets;
+// else it is the one inherited from the environment (`cd nothere; cd -`, `(cd x); cd -`).
+const withChangeDirectory = (node: SyntaxNode, built: RawCommand): RawCommand => {
+  const name = built.words[0]
+  if (name === undefined || !name.isStatic || (name.value !== "cd" && name.value !== "pushd")) return built
+  return afterChangeDirectory(node) ? { ...built, afterChangeDirectory: true } : built
+}
+
+// Whether `node` runs only once a `cd` of this shell has succeeded: it is on the right of
+// `&&`s, one of whose left sides succeeds only if such a `cd` did.
+const afterChangeDirectory = (node: SyntaxNode): boolean => {
+  let current = node.parent?.type === "redirected_statement" ? node.parent : node
+  for (let parent = current.parent; parent?.type === "list"; current = parent, parent = parent.parent) {
+    const [left, right] = listOperands(parent)
+    if (right?.id !== current.id || listOperator(parent) !== "&&") return false
+    if (left !== undefined && requiresChangeDirectory(left)) return true
+  }
+  return false
+}
+
+// Whether `node` succeeds only if a plain `cd` of this shell ran and succeeded: a `cd`
+// command, or an `&&` list with one on either side (not in a subshell, pipeline or `||`).
+const requiresChangeDirectory = (node: SyntaxNode): boolean => {
+  if (node.type === "redirected_statement") {
+    const body = node.childForFieldName("body")
+    return body !== null && requiresChangeDirectory(body)
+  }
+  if (node.type === "command") {
+    const name = node.childForFieldName("name")
+    return name !== null && name.text === "cd"
+  }
+  return (
+    node.type === "list" && listOperator(node) === "&&" && listOperands(node).some(requiresChangeDirectory)
+  )
+}
+
+const listOperands = (list: SyntaxNode): Array<SyntaxNode> =>
+  list.namedChildren.filter((child: SyntaxNode) => child.type !== "comment")
+
+const listOperator = (list: SyntaxNode): string | undefined =>
+  list.children.find((child) => !child.isNamed && (child.type === "&&" || child.type === "||"))?.type
 
 const lastCommand = (node: SyntaxNode): SyntaxNode | undefined => {
   let current: SyntaxNode | null = node

@@ -60,6 +60,8 @@ export interface Env {
   functions: Set<string> | undefined
   aliases: Set<string> | undefined
   readonly seen: Set<string>
+  /** The directories a leading `cd` replaced: `cd -`, `popd` and a stack rotation return to them. */
+  readonly leftBehind: Array<string>
   /** Commands that create a link (`ln`, `New-Item -ItemType SymbolicLink`, …). */
   readonly links: Array<MutableCommand>
   /** Commands whose input is text from the command line (a here-document or -string, a pipe; made when the first is). */
@@ -85,6 +87,7 @@ export const makeEnv = (options: {
   functions: undefined,
   aliases: undefined,
   seen: new Set(),
+  leftBehind: [],
   links: [],
   stdinText: undefined
 })

@@ -39,7 +39,8 @@ export const changeDirectory = (
   key: string,
   words: ReadonlyArray<Word>,
   scope: Scope,
-  leading: boolean
+  leading: boolean,
+  afterChangeDirectory = false
 ): void => {
   const ps = key === "set-location" || key === "push-location" || key === "pop-location"
   const operands = ps ? locationOperands(words) : directoryOperands(key, words)
@@ -58,9 +59,10 @@ export const changeDirectory = (
   const rotates =
     !ps && target !== undefined && /^[+-]\d+$/.test(target.value) && key !== "cd" && key !== "chdir"
   if (key === "popd" || key === "pop-location" || rotates) {
-    // Returns to a directory this text already moved from: the set already holds it.
+    // Returns to a directory this text already moved from (the stack is never inherited).
     if (!env.seen.has("pushd"))
       commandNote(command, "unmodelled", `${words[0]!.value} returns to a directory set before this command`)
+    returnToLeftBehind(env, scope)
     return
   }
   if (key === "pushd" || key === "push-location") env.seen.add("pushd")
@@ -70,11 +72,28 @@ export const changeDirectory = (
     return
   }
   if (target.isStatic && target.value === "-") {
-    if (!env.seen.has("cd"))
-      commandNote(command, "unmodelled", "`cd -` returns to a directory set before this command")
+    // PowerShell's location history starts empty. bash's OLDPWD is a directory this text
+    // was in only once one of its own `cd`s has certainly succeeded; before that it may be
+    // inherited from the environment (`cd nothere; cd -`), anywhere.
+    if (ps ? !env.seen.has("cd") : !afterChangeDirectory) {
+      if (!ps) scope.unknown = true
+      commandNote(
+        command,
+        "unmodelled",
+        ps
+          ? "`cd -` returns to a directory set before this command"
+          : `\`${words[0]!.value} -\` returns to $OLDPWD, which may come from the environment: later paths are relative to a directory only known at run time`
+      )
+      return
+    }
+    returnToLeftBehind(env, scope)
     return
   }
-  enterDirectory(env, command, target, scope, key, leading)
+  // `pushd -n` only stacks the directory: where later commands run does not change (until
+  // a `popd`), so it replaces nothing.
+  const stacksOnly =
+    key === "pushd" && words.slice(1, words.length - operands.length).some((w) => w.value === "-n")
+  enterDirectory(env, command, target, scope, key, leading && !stacksOnly)
 }
 
 // bash's `cd [-L|-P [-e]] [-@] [--] [dir]`, `pushd [-n] [--] [+N|-N|dir]` and `popd [-n]
@@ -142,10 +161,16 @@ const locationOperands = (words: ReadonlyArray<Word>): ReadonlyArray<Word> | str
   return [...targets, ...positional]
 }
 
+// A return to an earlier directory may reach the one a leading `cd` replaced in the set.
+const returnToLeftBehind = (env: Env, scope: Scope): void => {
+  for (const directory of env.leftBehind) if (!scope.cwds.includes(directory)) scope.cwds.push(directory)
+}
+
 /**
  * Adds the target to the directories later commands may run in. Only the very first
- * command of the text, moving into a directory that exists, replaces them (it cannot be
- * skipped and will succeed); anywhere else the move may not happen, so both count.
+ * command of the text, moving into a directory that exists and may be searched, replaces
+ * them (it cannot be skipped and will succeed; `cd -` and `popd` return to the one it
+ * left); anywhere else the move may not happen, so both count.
  */
 export const enterDirectory = (
   env: Env,
@@ -169,11 +194,11 @@ export const enterDirectory = (
     return
   }
   const replace =
-    leading &&
-    scope.cwds.length === 1 &&
-    targets.length === 1 &&
-    env.resolver.resolve(targets[0]!.absolute).directory
-  if (replace) scope.cwds.length = 0
+    leading && scope.cwds.length === 1 && targets.length === 1 && enterable(env, targets[0]!.absolute)
+  if (replace) {
+    env.leftBehind.push(scope.cwds[0]!)
+    scope.cwds.length = 0
+  }
   for (const { absolute, text } of targets) {
     // `cd` is logical in bash and PowerShell (`link/..` is where it started), but `cd -P`
     // and the kernel go by real paths (`link/..` is the parent of where `link` points):
@@ -203,6 +228,19 @@ export const enterDirectory = (
   if (scope.cwds.length > MAX_DIRECTORIES) {
     scope.cwds.splice(0, scope.cwds.length - MAX_DIRECTORIES)
     commandNote(command, "unmodelled", "too many directory changes to follow")
+  }
+}
+
+// Whether `cd` into `absolute` succeeds: an existing directory we may search (a folder
+// without the search permission exists, but the `cd` fails and the commands after it run
+// where they were).
+const enterable = (env: Env, absolute: string): boolean => {
+  if (!env.resolver.resolve(absolute).directory) return false
+  try {
+    fs.accessSync(absolute, fs.constants.X_OK)
+    return true
+  } catch {
+    return false
   }
 }
 

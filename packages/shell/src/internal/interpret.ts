@@ -157,7 +157,8 @@ const interpretRaw = (
       scope,
       raw.callOperator,
       words.braced,
-      raw.leading === true && origin === "command"
+      raw.leading === true && origin === "command",
+      raw.afterChangeDirectory === true
     )
     if (raw.piped === true) pipedPaths(command, words.words, raw.pipedFrom)
   }
@@ -349,7 +350,8 @@ const interpretWords = (
   scope: Scope,
   callOperator: "&" | "." | undefined,
   braced: boolean,
-  leading: boolean
+  leading: boolean,
+  afterChangeDirectory = false
 ): void => {
   const name = words[0]!
   const ps = scope.dialect === "powershell"
@@ -407,7 +409,7 @@ const interpretWords = (
 
   if (Programs.DIRECTORY_COMMANDS.has(key)) {
     command.changesDirectory = true
-    changeDirectory(env, command, key, words, scope, leading)
+    changeDirectory(env, command, key, words, scope, leading, afterChangeDirectory)
     return
   }
 

@@ -53,6 +53,11 @@ export interface RawCommand {
   readonly pipedFrom?: string
   /** The first command the shell runs, at top level (a `cd` there moves everything after it). */
   readonly leading?: boolean
+  /**
+   * bash: the command runs only once a `cd` of the same shell has succeeded (it is on the
+   * right of `&&`s whose left side runs one), so `cd -` returns to a directory of the text.
+   */
+  readonly afterChangeDirectory?: boolean
   /** Assignments made by `export`/`declare`/`local`/`readonly` arguments. */
   readonly declared?: ReadonlyArray<RawAssignment>
   /** Reasons the walker could not model this command (they become notes). */
