@@ -912,7 +912,12 @@ layer(ShellParser.layer)("red team", (it) => {
     // The first `cd` replaced the project root in the set of directories, and the return to
     // it was taken as already there: `.git` was judged in the other folder, even under yolo.
     { command: `cd ${project.outside} && cd - && rm -rf .git`, block: EDIT_GIT, expect: "deny" },
-    { command: `cd ${project.outside} && cd - && rm -rf .git`, block: EDIT_GIT, mode: "yolo", expect: "deny" },
+    {
+      command: `cd ${project.outside} && cd - && rm -rf .git`,
+      block: EDIT_GIT,
+      mode: "yolo",
+      expect: "deny"
+    },
     { command: "cd src && cd - && rm -rf .git", block: EDIT_GIT, expect: "deny" },
     { command: `pushd ${project.outside} && popd && rm -rf .git`, block: EDIT_GIT, expect: "deny" },
     { command: `pushd ${project.outside} && pushd +1 && rm -rf .git`, block: EDIT_GIT, expect: "deny" },
