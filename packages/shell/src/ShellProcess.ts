@@ -140,6 +140,15 @@ const isExecutableFile = (path: string): boolean => {
   }
 }
 
+// The environment a command runs with: the given one without what would move its `cd`s
+// away from where the gate judged them. An inherited OLDPWD sends `cd -` anywhere (the gate
+// follows it only after a `cd` of the text), and CDPATH sends `cd src` to another `src`.
+const commandEnvironment = (env: NodeJS.ProcessEnv): NodeJS.ProcessEnv => {
+  if (env.OLDPWD === undefined && env.CDPATH === undefined) return env
+  const { OLDPWD: _oldpwd, CDPATH: _cdpath, ...rest } = env
+  return rest
+}
+
 const resolveExecutable = (shell: string, env: NodeJS.ProcessEnv): string | undefined => {
   if (shell.includes("/")) return isExecutableFile(shell) ? NodePath.resolve(shell) : undefined
   for (const dir of (env.PATH ?? "").split(NodePath.delimiter)) {
@@ -558,7 +567,7 @@ const start = (options: RunOptions): Effect.Effect<Proc, SpawnError> =>
       child = spawn(file!, args, {
         cwd: options.cwd,
         // The tag follows every process the command starts, whatever group it moves to.
-        env: { ...(options.env ?? process.env), [RUN_TAG]: tag },
+        env: { ...commandEnvironment(options.env ?? process.env), [RUN_TAG]: tag },
         detached: true,
         stdio: cgroup === undefined ? ["ignore", "pipe", stderr] : ["ignore", "pipe", stderr, "pipe"]
       })

@@ -1,5 +1,13 @@
 import { type ChildProcess, spawn } from "node:child_process"
-import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs"
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync
+} from "node:fs"
 import { tmpdir } from "node:os"
 import * as NodePath from "node:path"
 import { assert, describe, it } from "@effect/vitest"
@@ -192,6 +200,25 @@ describe("ShellProcess.run", () => {
       const given = yield* collect("echo $ONLY_HERE", { env: { PATH: process.env.PATH, ONLY_HERE: "x" } })
       assert.strictEqual(given.text, "x\n")
     })
+  )
+
+  it.live(
+    "runs without an inherited OLDPWD or CDPATH, which would move its cd away from where it was judged",
+    () =>
+      Effect.gen(function* () {
+        mkdirSync(NodePath.join(dir, "elsewhere", "src"), { recursive: true })
+        const env = { PATH: process.env.PATH, OLDPWD: "/etc", CDPATH: NodePath.join(dir, "elsewhere") }
+        const back = yield* collect("cd - 2>/dev/null; pwd", { env })
+        assert.strictEqual(back.text, `${dir}\n`)
+        const relative = yield* collect("cd src 2>/dev/null; pwd", { env })
+        assert.strictEqual(relative.text, `${dir}\n`)
+        // Set by the text itself, both still work.
+        const own = yield* collect(
+          `CDPATH=${NodePath.join(dir, "elsewhere")}; cd src >/dev/null && pwd && cd - >/dev/null && pwd`,
+          { env }
+        )
+        assert.strictEqual(own.text, `${NodePath.join(dir, "elsewhere", "src")}\n${dir}\n`)
+      })
   )
 
   it.live("fails with a typed error when the working directory is missing", () =>
