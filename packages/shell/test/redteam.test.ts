@@ -930,6 +930,23 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: `cd ${project.outside} && cd - && rm -rf build`, block: EDIT_GIT, expect: "ask" }
   ])
 
+  cases("shopt and set options that change how later commands run are an allow-list", [
+    // `cd NAME` that is no directory went to $NAME: the read was judged in the project.
+    { command: "shopt -s cdable_vars; cd HOME && cat .bashrc", block: OPEN_READS, expect: "ask" },
+    { command: "shopt -s cdable_vars; pushd HOME; cat .bashrc", block: OPEN_READS, expect: "ask" },
+    // Keyword mode puts `NAME=value` anywhere in the words in the environment: git runs it.
+    { command: "set -k; git log GIT_PAGER=id", block: OPEN_READS, expect: "ask" },
+    { command: "set -o keyword; git log GIT_PAGER=id", block: OPEN_READS, expect: "ask" },
+    { command: "shopt -os keyword; git log GIT_PAGER=id", block: OPEN_READS, expect: "ask" },
+    // Not among the options known to change nothing modelled.
+    { command: "shopt -s lastpipe; ls", block: OPEN_READS, expect: "ask" },
+    { command: "shopt -u sourcepath; ls", block: OPEN_READS, expect: "ask" },
+    { command: 'shopt -s "$OPTION"; ls', block: OPEN_READS, expect: "ask" },
+    { command: "shopt -s histappend checkwinsize; cat notes.txt", block: OPEN_READS, expect: "allow" },
+    { command: "shopt extglob; cat notes.txt", block: OPEN_READS, expect: "allow" },
+    { command: "set -euo pipefail; cat notes.txt", block: OPEN_READS, expect: "allow" }
+  ])
+
   cases("`pushd -n` only stacks the directory: the commands after it run where they were", [
     // As the first command it replaced the project root, so `.git` was judged in /tmp.
     { command: `pushd -n ${project.outside}; rm -rf .git`, block: EDIT_GIT, expect: "deny" },

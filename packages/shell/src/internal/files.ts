@@ -182,7 +182,9 @@ export const enterDirectory = (
 ): void => {
   if (scope.remote === true) return
   env.seen.add("cd")
-  const cdpath = env.seen.has("CDPATH") && !(target.path !== undefined && NodePath.isAbsolute(target.path))
+  const cdpath =
+    (env.seen.has("CDPATH") || env.seen.has("cdable_vars")) &&
+    !(target.path !== undefined && NodePath.isAbsolute(target.path))
   const targets = cdpath ? undefined : resolveWord(env, command, target, scope, "read")
   if (targets === undefined) {
     scope.unknown = true

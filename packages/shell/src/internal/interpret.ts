@@ -261,6 +261,67 @@ const GLOB_OPTIONS: ReadonlySet<string> = new Set([
   "globasciiranges"
 ])
 
+// shopt options that change nothing this analysis models: what later commands touch, run
+// or how their text is read. Any other one set or unset (or one only known at run time) is
+// not followed.
+const SHOPT_UNMODELLED_EFFECT: ReadonlySet<string> = new Set([
+  "autocd",
+  "cdspell",
+  "checkhash",
+  "checkjobs",
+  "checkwinsize",
+  "cmdhist",
+  "complete_fullquote",
+  "direxpand",
+  "dirspell",
+  "execfail",
+  "force_fignore",
+  "gnu_errfmt",
+  "histappend",
+  "histreedit",
+  "histverify",
+  "hostcomplete",
+  "huponexit",
+  "inherit_errexit",
+  "interactive_comments",
+  "lithist",
+  "mailwarn",
+  "no_empty_cmd_completion",
+  "nocasematch",
+  "progcomp",
+  "progcomp_alias",
+  "promptvars",
+  "shift_verbose",
+  "xpg_echo"
+])
+
+// `shopt [-pqsuo] [name …]`: only `-s` and `-u` change anything.
+const shopt = (env: Env, command: MutableCommand, words: ReadonlyArray<Word>): void => {
+  const options = words.slice(1).filter((w) => !w.isStatic || w.value.startsWith("-"))
+  const names = words.slice(1).filter((w) => w.isStatic && !w.value.startsWith("-"))
+  if (!options.some((w) => !w.isStatic || /[su]/.test(w.value))) return
+  const sets = options.some((w) => w.isStatic && w.value.includes("s"))
+  for (const name of names) {
+    if (SHOPT_UNMODELLED_EFFECT.has(name.value)) continue
+    if (name.value === "expand_aliases" && sets)
+      commandNote(command, "unmodelled", "turns on alias expansion: later names may not mean what they say")
+    else if (GLOB_OPTIONS.has(name.value))
+      commandNote(command, "unmodelled", "changes how globs expand: later globs may match other files")
+    else if (name.value === "cdable_vars") {
+      // `cd NAME` that is no directory goes to $NAME: a relative `cd` is not followed.
+      env.seen.add("cdable_vars")
+      commandNote(
+        command,
+        "unmodelled",
+        "turns on cdable_vars: a later `cd NAME` may go to the directory in $NAME"
+      )
+    } else
+      commandNote(command, "unmodelled", `shopt ${name.value} changes how later commands are read or run`)
+  }
+  if (options.some((w) => !w.isStatic))
+    commandNote(command, "unmodelled", "shopt's options are only known at run time")
+}
+
 const checkAssignment = (
   env: Env,
   command: MutableCommand,
@@ -770,13 +831,25 @@ const special = (
       return true
     }
     case "shopt":
-      if (words.some((w) => w.value === "expand_aliases") && words.some((w) => w.value === "-s")) {
-        commandNote(command, "unmodelled", "turns on alias expansion: later names may not mean what they say")
-      }
-      if (words.some((w) => !w.isStatic || GLOB_OPTIONS.has(w.value))) {
-        commandNote(command, "unmodelled", "changes how globs expand: later globs may match other files")
-      }
+      shopt(env, command, words)
       return true
+    case "set":
+      // `set -k`: an assignment anywhere in a later command's words is put in its environment
+      // (`git diff GIT_EXTERNAL_DIFF=x` runs x), where only leading ones are read as such.
+      if (
+        words.some(
+          (w, i) =>
+            !w.isStatic ||
+            /^-[a-zA-Z]*k/.test(w.value) ||
+            (/^-[a-zA-Z]*o$/.test(w.value) && words[i + 1]?.value === "keyword")
+        )
+      )
+        commandNote(
+          command,
+          "unmodelled",
+          "turns on keyword mode: assignments after a program name set its environment"
+        )
+      return false
     case "set-alias":
     case "new-alias":
       commandNote(command, "unmodelled", "defines an alias: later names may not mean what they say")
