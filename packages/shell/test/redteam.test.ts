@@ -947,6 +947,15 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "set -euo pipefail; cat notes.txt", block: OPEN_READS, expect: "allow" }
   ])
 
+  cases("a `cd` given two directories does not move in bash (zsh and ksh move elsewhere)", [
+    // The first was taken as the target: as the first command it replaced the project root.
+    { command: `cd ${project.outside} x; rm -rf .git`, block: EDIT_GIT, mode: "yolo", expect: "deny" },
+    { command: `cd {${project.outside},x}; rm -rf .git`, block: EDIT_GIT, mode: "yolo", expect: "deny" },
+    { command: `pushd ${project.outside} x; rm -rf .git`, block: EDIT_GIT, expect: "deny" },
+    { command: "cd src x; cat notes.txt", block: BUILTIN, expect: "ask" },
+    { command: "cd src; cat index.ts", block: BUILTIN, expect: "allow" }
+  ])
+
   cases("`pushd -n` only stacks the directory: the commands after it run where they were", [
     // As the first command it replaced the project root, so `.git` was judged in /tmp.
     { command: `pushd -n ${project.outside}; rm -rf .git`, block: EDIT_GIT, expect: "deny" },

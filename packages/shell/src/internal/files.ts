@@ -55,6 +55,17 @@ export const changeDirectory = (
     )
     return
   }
+  if (operands.length > 1) {
+    // bash and PowerShell refuse it (the commands after run where they were); zsh and ksh
+    // move to the current path with the first replaced by the second.
+    scope.unknown = true
+    commandNote(
+      command,
+      "unmodelled",
+      `${words[0]!.value} is given ${operands.length} directories, so where later commands run is unknown`
+    )
+    return
+  }
   const target = operands[0]
   const rotates =
     !ps && target !== undefined && /^[+-]\d+$/.test(target.value) && key !== "cd" && key !== "chdir"
