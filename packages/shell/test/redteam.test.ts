@@ -956,6 +956,20 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "cd src; cat index.ts", block: BUILTIN, expect: "allow" }
   ])
 
+  cases("a first `cd` replaces the start directory only when it surely runs in this shell", [
+    // In the background it moves a child shell; behind a redirection that fails it never
+    // runs. Either way `.git` was judged in the other folder, and yolo passed its deny.
+    { command: `cd ${project.outside} & rm -rf .git`, block: EDIT_GIT, mode: "yolo", expect: "deny" },
+    { command: `cd ${project.outside} && ls & rm -rf .git`, block: EDIT_GIT, mode: "yolo", expect: "deny" },
+    {
+      command: `>/nonexistent/x cd ${project.outside}; rm -rf .git`,
+      block: EDIT_GIT,
+      mode: "yolo",
+      expect: "deny"
+    },
+    { command: `cd ${project.outside}; rm -rf .git`, block: EDIT_GIT, mode: "yolo", expect: "allow" }
+  ])
+
   cases("`pushd -n` only stacks the directory: the commands after it run where they were", [
     // As the first command it replaced the project root, so `.git` was judged in /tmp.
     { command: `pushd -n ${project.outside}; rm -rf .git`, block: EDIT_GIT, expect: "deny" },

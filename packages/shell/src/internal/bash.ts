@@ -82,7 +82,9 @@ const visit = (node: SyntaxNode, ctx: Context): void => {
     case "command": {
       const built = withChangeDirectory(node, buildCommand(node, ctx.attached?.get(node.id) ?? [], ctx))
       ctx.out.commands.push(
-        ctx.out.commands.length === 0 && isLeading(node) ? { ...built, leading: true } : built
+        ctx.out.commands.length === 0 && built.redirects.length === 0 && isLeading(node)
+          ? { ...built, leading: true }
+          : built
       )
       // `let` evaluates every argument as arithmetic.
       if (built.words[0]?.value === "let") arithmeticChildren(node, ctx)
@@ -422,14 +424,16 @@ const integerNames = (root: SyntaxNode): Set<string> => {
   return ints
 }
 
-// Nothing runs before it and nothing encloses it but lists: \`cd x && …\`, \`cd x; …\`.
+// Nothing runs before it and nothing encloses it but lists: \`cd x && …\`, \`cd x; …\`; and
+// it is not sent to the background (\`cd x & …\` moves a child shell, not the commands after).
+// (Nor may a redirection of its own fail first: the caller checks it has none.)
 const isLeading = (node: SyntaxNode): boolean => {
   let current: SyntaxNode = node
   for (let parent = current.parent; parent !== null; current = parent, parent = parent.parent) {
     if (parent.type === "program" || parent.type === "list") {
       const first = parent.namedChildren.find((c: SyntaxNode) => c.type !== "comment")
       if (first?.id !== current.id) return false
-      if (parent.type === "program") return true
+      if (parent.type === "program") return parent.children[current.index + 1]?.type !== "&"
     } else if (parent.type !== "redirected_statement") return false
   }
   return false
