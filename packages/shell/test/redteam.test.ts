@@ -313,6 +313,10 @@ layer(ShellParser.layer)("red team", (it) => {
       expect: "ask"
     },
     { command: "Write-Output x 6>.env", dialect: ps, block: PS_USER, expect: "ask" },
+    // PowerShell ends a bare word at `>`: the grammar read `x>.env` as one word, a write to
+    // .env as an argument.
+    { command: "Write-Output x>.env", dialect: ps, block: PS_USER, expect: "ask" },
+    { command: "Write-Output x2>>.env", dialect: ps, block: PS_USER, expect: "ask" },
     // Ordinary pipelines and variables keep their verdict.
     { command: "Get-ChildItem src/*.ts; Get-ChildItem env:", dialect: ps, block: PS_USER, expect: "allow" },
     { command: "'x' | Set-Content notes.txt", dialect: ps, block: NONE, expect: "allow" },

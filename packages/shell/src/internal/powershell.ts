@@ -66,9 +66,10 @@ const visit = (node: SyntaxNode, ctx: Context): void => {
   }
   if (!node.isNamed) return
   if (POWERSHELL_SYNTAX.get(node.type) === "inert") {
-    if (node.type === "generic_token" && /^[0-9*]?[<>]/.test(node.text))
-      // `6>.env` (the information stream) is a redirection the grammar reads as a word.
-      ctx.out.problems.push(`\`${clip(node.text)}\` is a redirection the parser read as a word`)
+    if (node.type === "generic_token" && /[<>]/.test(node.text))
+      // `6>.env` (the information stream) and `x>.env` (PowerShell ends a bare word at `>`)
+      // are redirections the grammar reads as a word.
+      ctx.out.problems.push(`\`${clip(node.text)}\` holds a redirection the parser read as a word`)
     if (node.type === "generic_token" || node.type === "command_name") {
       const found = hiddenPowerShellExpansion(ctx.source, node.startIndex, node.endIndex)
       if (found !== undefined)
