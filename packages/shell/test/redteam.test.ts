@@ -974,6 +974,14 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: `cd ${project.outside}; rm -rf .git`, block: EDIT_GIT, mode: "yolo", expect: "allow" }
   ])
 
+  cases("zsh (the shell when $SHELL is zsh) expands `=name` to the program's path", [
+    // `=rm` was a program named `=rm`; zsh runs rm.
+    { command: "=rm -rf src", block: DENY_RM, expect: "deny" },
+    { command: "=rm -rf src", block: EDIT_SRC, mode: "yolo", expect: "deny" },
+    { command: "cat =sh", block: OPEN_READS, expect: "ask" },
+    { command: "echo ======", block: BUILTIN, expect: "allow" }
+  ])
+
   cases("`pushd -n` only stacks the directory: the commands after it run where they were", [
     // As the first command it replaced the project root, so `.git` was judged in /tmp.
     { command: `pushd -n ${project.outside}; rm -rf .git`, block: EDIT_GIT, expect: "deny" },

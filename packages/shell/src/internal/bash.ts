@@ -693,6 +693,10 @@ const redirectAccess = (operator: string, target: Word | undefined): RawRedirect
   return "write"
 }
 
+// zsh (the shell commands may run in) expands a word `=name` to the path of the program
+// `name`: a file only known at run time.
+const ZSH_EQUALS = /^=[A-Za-z_]/
+
 type Part =
   | { readonly kind: "text"; readonly text: string; readonly quoted: boolean }
   | { readonly kind: "dynamic"; readonly raw: string; readonly pathValue: string | undefined }
@@ -725,6 +729,8 @@ export const wordOf = (node: SyntaxNode, ctx: Context, assignment = false): Word
         const tilde = expandTilde(text, ctx.home())
         if (tilde === undefined) pathKnown = false
         else text = tilde
+      } else if (index === 0 && !assignment && ZSH_EQUALS.test(text)) {
+        pathKnown = false
       } else if (assignment && text.includes(":~")) {
         text = text.replaceAll(":~/", `:${ctx.home()}/`)
       }
@@ -748,6 +754,7 @@ export const wordOf = (node: SyntaxNode, ctx: Context, assignment = false): Word
 const plainWord = (text: string, ctx: Context, assignment: boolean): Word => {
   let path: string | undefined = text
   if (text.startsWith("~")) path = expandTilde(text, ctx.home())
+  else if (!assignment && ZSH_EQUALS.test(text)) path = undefined
   else if (assignment && text.includes(":~")) path = text.replaceAll(":~/", `:${ctx.home()}/`)
   return {
     value: text,

@@ -434,7 +434,15 @@ const interpretWords = (
   if (braced)
     commandNote(command, "unmodelled", `the program name comes from the brace expansion \`${name.raw}\``)
   const program = name.value
-  const base = baseName(program)
+  // zsh's equals expansion: `=rm` runs the program rm (bash, one named `=rm`); judged as rm.
+  const equals = !ps && /^=[A-Za-z_]/.test(program) ? program.slice(1) : undefined
+  if (equals !== undefined)
+    commandNote(
+      command,
+      "unmodelled",
+      `\`${program}\` runs the program ${equals} under zsh (equals expansion)`
+    )
+  const base = baseName(equals ?? program)
   let key = base.toLowerCase()
   if (ps || process.platform === "win32") key = key.replace(/\.(exe|cmd|bat|com)$/, "")
   // The names the program is judged by, besides argv[0] as written.
