@@ -974,11 +974,18 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: `cd ${project.outside}; rm -rf .git`, block: EDIT_GIT, mode: "yolo", expect: "allow" }
   ])
 
-  cases("zsh (the shell when $SHELL is zsh) expands `=name` to the program's path", [
+  cases("zsh (the shell when $SHELL is zsh): `=name` is a program, precommand modifiers wrap", [
     // `=rm` was a program named `=rm`; zsh runs rm.
     { command: "=rm -rf src", block: DENY_RM, expect: "deny" },
     { command: "=rm -rf src", block: EDIT_SRC, mode: "yolo", expect: "deny" },
     { command: "cat =sh", block: OPEN_READS, expect: "ask" },
+    // Its precommand modifiers and `repeat N` run the command after them (they asked, and
+    // yolo passed the rm deny).
+    { command: "nocorrect rm -rf src", block: DENY_RM, mode: "yolo", expect: "deny" },
+    { command: "- rm -rf src", block: DENY_RM, mode: "yolo", expect: "deny" },
+    { command: "repeat 1 rm -rf src", block: DENY_RM, mode: "yolo", expect: "deny" },
+    { command: "nocorrect cd .git; echo x > config", block: BUILTIN, expect: "ask" },
+    { command: "repeat 3 ls src", block: DENY_RM, expect: "allow" },
     { command: "echo ======", block: BUILTIN, expect: "allow" }
   ])
 

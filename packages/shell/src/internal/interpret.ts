@@ -1144,12 +1144,23 @@ const unwrap = (
   ) {
     commandNote(command, "executes", "sudo runs the command through a shell")
   }
-  // bash's `time` keyword and the builtins `builtin`, `command` (and zsh's `noglob`) run
-  // their command in the current shell: `time cd dir` moves the commands after it.
-  const shared = key === "time" || key === "builtin" || key === "command" || key === "noglob"
+  // bash's `time` keyword and the builtins `builtin`, `command` (and zsh's precommand
+  // modifiers and `repeat`) run their command in the current shell: `time cd dir` moves the
+  // commands after it.
+  const shared = SAME_SHELL_WRAPPERS.has(key)
   const child = childOf(env, command, rest, assignments, inner, key, "wrapped", shared)
   if (child !== undefined) command.wraps = child
 }
+
+const SAME_SHELL_WRAPPERS: ReadonlySet<string> = new Set([
+  "time",
+  "builtin",
+  "command",
+  "noglob",
+  "nocorrect",
+  "-",
+  "repeat"
+])
 
 const shell = (
   env: Env,

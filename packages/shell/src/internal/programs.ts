@@ -337,6 +337,10 @@ export const WRAPPERS: ReadonlyMap<string, WrapperSpec> = new Map<string, Wrappe
   ["builtin", { valued: [], flags: [] }],
   ["exec", { valued: ["-a"], flags: ["-c", "-l"] }],
   ["noglob", { valued: [], flags: [] }],
+  // zsh's other precommand modifiers and its `repeat N command` (the shell when $SHELL is zsh).
+  ["nocorrect", { valued: [], flags: [] }],
+  ["-", { valued: [], flags: [] }],
+  ["repeat", { valued: [], flags: [], positional: 1 }],
   [
     "watch",
     {
