@@ -909,7 +909,9 @@ layer(ShellParser.layer)("red team", (it) => {
     // After a `cd` that succeeded it returns to a directory of the text.
     { command: "cd src && cd - && cat notes.txt", block: BUILTIN, expect: "allow" },
     { command: "cd src > /dev/null && ls && cd - && cat notes.txt", block: BUILTIN, expect: "allow" },
-    { command: "cd src && ls && cd - > /dev/null && cat notes.txt", block: BUILTIN, expect: "allow" }
+    { command: "cd src && ls && cd - > /dev/null && cat notes.txt", block: BUILTIN, expect: "allow" },
+    { command: "cd src && git status && cd - | head -20", block: BUILTIN, expect: "allow" },
+    { command: "cd nothere; cd - | head -20; cat notes.txt", block: BUILTIN, expect: "ask" }
   ])
 
   cases("`cd -` and `popd` return to the directory a first `cd` left", [

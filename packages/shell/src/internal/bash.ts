@@ -448,9 +448,12 @@ const withChangeDirectory = (node: SyntaxNode, built: RawCommand): RawCommand =>
 }
 
 // Whether `node` runs only once a `cd` of this shell has succeeded: it is on the right of
-// `&&`s, one of whose left sides succeeds only if such a `cd` did.
+// `&&`s, one of whose left sides succeeds only if such a `cd` did. (In a pipeline it runs in
+// a child shell that inherits OLDPWD as the pipeline starts: `cd x && cd - | head`.)
 const afterChangeDirectory = (node: SyntaxNode): boolean => {
-  let current = node.parent?.type === "redirected_statement" ? node.parent : node
+  let current = node
+  while (current.parent?.type === "redirected_statement" || current.parent?.type === "pipeline")
+    current = current.parent
   for (let parent = current.parent; parent?.type === "list"; current = parent, parent = parent.parent) {
     const [left, right] = listOperands(parent)
     if (right?.id !== current.id || listOperator(parent) !== "&&") return false
