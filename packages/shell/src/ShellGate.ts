@@ -200,9 +200,11 @@ const formPatterns = (
 
 // The strings of `items` without repeats, in order of first appearance (a new array).
 const unique = (items: ReadonlyArray<string>): Array<string> => {
-  if (items.length <= 1) return items.slice()
-  if (items.length === 2) return items[0] === items[1] ? [items[0]!] : items.slice()
-  return [...new Set(items)]
+  if (items.length > 8) return [...new Set(items)]
+  // A few strings (a command's patterns): compared in place, no set built.
+  const out: Array<string> = []
+  for (const item of items) if (!out.includes(item)) out.push(item)
+  return out
 }
 
 const writesOutside = (analysis: ShellAnalysis.Analysis): boolean =>
@@ -466,6 +468,8 @@ const MAX_LISTED = 100
 export const subjectOf = (analysis: ShellAnalysis.Analysis): string => {
   const isOutside = (relative: string) =>
     relative === ".." || relative.startsWith(`..${NodePath.sep}`) || NodePath.isAbsolute(relative)
+  // At the root itself (the usual case) without `NodePath.relative`'s two resolves.
+  if (analysis.cwd === analysis.projectRoot) return analysis.command
   let relative = NodePath.relative(analysis.projectRoot, analysis.cwd)
   // The project root is a real path; the directory may be named through a link to it.
   if (isOutside(relative)) relative = NodePath.relative(analysis.projectRoot, realDirectory(analysis.cwd))
@@ -743,17 +747,21 @@ export const judge = (analysis: ShellAnalysis.Analysis, options: Options): Verdi
     if (lifted === undefined) lifted = vouched === options.ruleset ? plain : Ruleset.evaluator(vouched)
     return lifted
   }
+  // A long command is decided by the same few rules many times: each rule's source is
+  // looked up once per judgement (a vouched ruleset holds the same rules at the same indexes,
+  // conditions lifted, so each ruleset has its own lookup).
+  const plainSources = sourcesOf(options.ruleset, options.sources)
+  let liftedSources: ((rule: Permission.Rule) => string) | undefined
   const judged = requests(analysis, options).map((request): Judged => {
     const harmless = request.harmless.length === 0 ? undefined : new Set(request.harmless)
     let denies = false
     let asks = false
     const rules = request.patterns.map((pattern): Decision => {
-      // A vouched ruleset holds the same rules at the same indexes, conditions lifted.
       const vouch = harmless?.has(pattern) === true
-      const ruleset = vouch ? vouched : options.ruleset
       const rule = (vouch ? liftedRules() : plain)(request.permission, pattern)
-      const index = ruleset.indexOf(rule)
-      const source = index === -1 ? "default" : (options.sources?.[index] ?? `rule ${index + 1}`)
+      const source = vouch
+        ? (liftedSources ??= sourcesOf(vouched, options.sources))(rule)
+        : plainSources(rule)
       if (rule.action === "deny") denies = true
       else if (rule.action === "ask") asks = true
       return { pattern, action: rule.action, rule, source }
@@ -782,6 +790,24 @@ export const judge = (analysis: ShellAnalysis.Analysis, options: Options): Verdi
       ? "ask"
       : "allow"
   return { decision, requests: judged, analysis }
+}
+
+// Where `rule` comes from: `sources[i]` (or `rule i+1`) for the first index `i` that holds
+// it in `ruleset`, `default` for none; remembered per rule, for one judgement.
+const sourcesOf = (
+  ruleset: Permission.Ruleset,
+  sources: ReadonlyArray<string> | undefined
+): ((rule: Permission.Rule) => string) => {
+  const known = new Map<Permission.Rule, string>()
+  return (rule) => {
+    let source = known.get(rule)
+    if (source === undefined) {
+      const index = ruleset.indexOf(rule)
+      source = index === -1 ? "default" : (sources?.[index] ?? `rule ${index + 1}`)
+      known.set(rule, source)
+    }
+    return source
+  }
 }
 
 // The request's decisions when remembered approvals allow every one of its patterns, the
