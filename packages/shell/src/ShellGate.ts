@@ -156,14 +156,19 @@ const hasWildcard = (text: string): boolean => text.includes("*") || text.includ
  * ```
  * @since 0.0.0
  */
-export const commandPatterns = (command: ShellAnalysis.Command): Array<string> => {
+export const commandPatterns = (command: ShellAnalysis.Command): Array<string> =>
+  unique(patternsWithRepeats(command))
+
+// The patterns of `commandPatterns`, some perhaps twice: for a caller that removes repeats
+// across many commands at once.
+const patternsWithRepeats = (command: ShellAnalysis.Command): Array<string> => {
   if (command.changesDirectory) return []
   if (command.argv.length === 0) return command.redirects.length > 0 ? [command.text] : []
   // As written, and in canonical form (global options moved out): every form is judged.
   const out: Array<string> = []
   formPatterns(command, command.argv, out)
   if (command.canonical !== undefined) formPatterns(command, command.canonical, out)
-  return unique(out)
+  return out
 }
 
 /**
@@ -207,8 +212,10 @@ const unique = (items: ReadonlyArray<string>): Array<string> => {
   return out
 }
 
-const writesOutside = (analysis: ShellAnalysis.Analysis): boolean =>
-  analysis.paths.some((p) => p.access === "write" && (!p.inside || p.configures === true))
+const writesOutside = (analysis: ShellAnalysis.Analysis): boolean => {
+  for (const p of analysis.paths) if (p.access === "write" && (!p.inside || p.configures === true)) return true
+  return false
+}
 
 // A command with no note (a write inside the project is left to the edit rules) that is
 // known to be safe.
@@ -299,8 +306,10 @@ export const requests = (
   // Mode `auto` must leave the command to a person when it carries a note (a write inside
   // the project is left to the edit rules) or is not a command known to be safe.
   const outside = writesOutside(analysis)
-  const safe = analysis.commands.map((command) => plainSafe(command, outside))
-  const needsPerson = analysis.notes.length > 0 || safe.includes(false)
+  const textFlagged = analysis.notes.length > 0
+  // Which commands are safe matters only for a text without notes of its own.
+  const safe = textFlagged ? [] : analysis.commands.map((command) => plainSafe(command, outside))
+  const needsPerson = textFlagged || safe.includes(false)
   const escalated = unmodelled(analysis)
   const notes = notesOf(analysis)
   const cwd = analysis.cwd
@@ -377,11 +386,11 @@ export const requests = (
     })
   }
 
-  const patterns: Array<string> = []
+  // In order of first appearance, each once.
+  const patterns = new Set<string>()
   const always: Array<string> = []
   // A sub-command with glob characters has no glob to remember: its exact text, literally.
   const literal: Array<string> = []
-  const textFlagged = analysis.notes.length > 0
   // What the gate vouches for: see `harmlessPatterns`.
   const vouchable = !textFlagged && analysis.errors.length === 0 && !escalated
   const vouched = new Set<string>()
@@ -390,8 +399,8 @@ export const requests = (
   for (let index = 0; index < analysis.commands.length; index++) {
     const command = analysis.commands[index]!
     if (command.argv.length > 0 || command.changesDirectory) simple++
-    const own = commandPatterns(command)
-    for (const pattern of own) patterns.push(pattern)
+    const own = patternsWithRepeats(command)
+    for (const pattern of own) patterns.add(pattern)
     if (vouchable) {
       const harmless = safe[index] === true && !runsProjectCode(command)
       for (const pattern of own) (harmless ? vouched : notVouched).add(pattern)
@@ -410,13 +419,13 @@ export const requests = (
   if (analysis.errors.length > 0) {
     // Whatever did not parse is judged as written, and so is every line (a shell runs the
     // lines before a syntax error).
-    for (const error of analysis.errors) if (error.trim() !== "") patterns.push(error.trim())
-    patterns.push(text)
-    for (const line of text.split("\n")) if (line.trim() !== "") patterns.push(line.trim())
+    for (const error of analysis.errors) if (error.trim() !== "") patterns.add(error.trim())
+    patterns.add(text)
+    for (const line of text.split("\n")) if (line.trim() !== "") patterns.add(line.trim())
   }
-  if (simple === 0 && text !== "") patterns.push(text)
-  if (patterns.length > 0) {
-    const judged = unique(patterns)
+  if (simple === 0 && text !== "") patterns.add(text)
+  if (patterns.size > 0) {
+    const judged = [...patterns]
     // A command with notes, or one the analysis could not model, is remembered only as the
     // exact text the person saw: "always" for `curl … | sh` must not allow `sh` for good.
     // So is a dry run (`npm publish --dry-run`): its prefix would pass the real `npm publish`.
@@ -496,24 +505,36 @@ const shellWord = (word: string): string =>
 const holdsHome = (analysis: ShellAnalysis.Analysis): ((directory: string) => boolean) => {
   const home = analysis.home ?? os.homedir()
   const own = homes(home)
-  const secrets = own.flatMap(secretFolders)
-  return (directory) =>
-    NodePath.parse(directory).root === directory ||
-    own.some((h) => isWithin(directory, h)) ||
+  const secrets = own.map(secretFolders)
+  return (directory) => {
+    if (NodePath.parse(directory).root === directory || own.some((h) => isWithin(directory, h))) return true
     // Inside a credential folder, or above one (`~/.config/*` would cover `~/.config/gh`).
-    secrets.some((folder) => isWithin(folder, directory) || isWithin(directory, folder))
+    // Some seventy folders per home: compared as prefixes where both sides are normal.
+    const normal = isNormalAbsolute(directory)
+    return secrets.some(({ folders, allNormal }) =>
+      normal && allNormal
+        ? folders.some((folder) => isWithinNormal(folder, directory) || isWithinNormal(directory, folder))
+        : folders.some((folder) => isWithin(folder, directory) || isWithin(directory, folder))
+    )
+  }
 }
 
 // The credential folders under a home, by home: joined once, not for every directory judged.
-const secretsByHome = new Map<string, ReadonlyArray<string>>()
-const secretFolders = (home: string): ReadonlyArray<string> => {
-  let folders = secretsByHome.get(home)
-  if (folders === undefined) {
-    folders = HOME_SECRETS.map((secret) => NodePath.join(home, secret))
+interface SecretFolders {
+  readonly folders: ReadonlyArray<string>
+  /** Every folder is a normal absolute path (`isNormalAbsolute`). */
+  readonly allNormal: boolean
+}
+const secretsByHome = new Map<string, SecretFolders>()
+const secretFolders = (home: string): SecretFolders => {
+  let secrets = secretsByHome.get(home)
+  if (secrets === undefined) {
+    const folders = HOME_SECRETS.map((secret) => NodePath.join(home, secret))
+    secrets = { folders, allNormal: folders.every(isNormalAbsolute) }
     if (secretsByHome.size >= 16) secretsByHome.clear()
-    secretsByHome.set(home, folders)
+    secretsByHome.set(home, secrets)
   }
-  return folders
+  return secrets
 }
 
 const homes = (home: string): Array<string> => readableDirectory(NodePath.resolve(home))
@@ -535,8 +556,7 @@ export const readableDirectory = (directory: string): Array<string> => {
 
 const isWithin = (directory: string, path: string): boolean => {
   // Both absolute and normal on POSIX: a prefix says it (NodePath.relative costs a parse of each).
-  if (NodePath.sep === "/" && isNormalAbsolute(directory) && isNormalAbsolute(path))
-    return path === directory || path.startsWith(directory === "/" ? "/" : `${directory}/`)
+  if (isNormalAbsolute(directory) && isNormalAbsolute(path)) return isWithinNormal(directory, path)
   const relative = NodePath.relative(directory, path)
   return (
     relative === "" ||
@@ -544,42 +564,58 @@ const isWithin = (directory: string, path: string): boolean => {
   )
 }
 
+// `isWithin` for two normal absolute POSIX paths (`isNormalAbsolute`).
+const isWithinNormal = (directory: string, path: string): boolean =>
+  directory === "/" ||
+  path === directory ||
+  (path.startsWith(directory) && path.charCodeAt(directory.length) === 47)
+
 const editPatterns = (analysis: ShellAnalysis.Analysis): { files: Array<string>; targets: Array<string> } => {
-  const out: Array<string> = []
-  const targets: Array<string> = []
+  // In order of first appearance, each once.
+  const out = new Set<string>()
+  const targets = new Set<string>()
+  // Until a directory's entries are named, the files are the targets: one set is filled.
+  let entries = false
   for (const path of analysis.paths) {
-    if (path.access === "write" && path.configures === true && !path.inside) {
+    if (path.access !== "write") continue
+    if (path.configures === true && !path.inside) {
       // `~/.bashrc`, `~/.ssh/config`: an edit of a file that configures later commands.
-      out.push(path.path)
-      targets.push(path.path)
+      out.add(path.path)
+      if (entries) targets.add(path.path)
       continue
     }
-    if (path.access !== "write" || !path.inside || path.relative === undefined) continue
+    if (!path.inside || path.relative === undefined) continue
     const relative = path.relative === "" ? "." : path.relative
-    out.push(relative)
-    targets.push(relative)
+    out.add(relative)
+    if (entries) targets.add(relative)
     if (path.isDirectory) {
+      if (!entries) for (const target of out) targets.add(target)
+      entries = true
       // A write to a directory (rm -r, mv, chmod -R) reaches what is inside it: name the
       // entries too, so `".git/*": "deny"` holds for `rm -rf .`.
-      out.push(relative === "." ? "*" : `${relative}/*`)
+      out.add(relative === "." ? "*" : `${relative}/*`)
       for (const entry of listDirectory(path.path).slice(0, MAX_LISTED)) {
         const child = relative === "." ? entry.name : `${relative}/${entry.name}`
-        out.push(child)
-        if (entry.directory) out.push(`${child}/*`)
+        out.add(child)
+        if (entry.directory) out.add(`${child}/*`)
       }
     }
   }
-  return { files: unique(out), targets: unique(targets) }
+  const files = [...out]
+  return { files, targets: entries ? [...targets] : files }
 }
 
 const readPatterns = (analysis: ShellAnalysis.Analysis): Array<string> => {
   const out: Array<string> = []
   // A path that does not exist reads nothing (`git commit -m "a message"`, `npm i zod` name
   // no file), unless the text itself writes it first (`mv .env a.env && cat a.env`).
-  let written: ReadonlySet<string> | undefined
+  let written: Set<string> | undefined
   const isWritten = (path: string): boolean => {
-    written ??= new Set(analysis.paths.filter((p) => p.access === "write").map((p) => p.path))
-    return written.has(path)
+    if (written === undefined) {
+      written = new Set()
+      for (const p of analysis.paths) if (p.access === "write") written.add(p.path)
+    }
+    return written.size > 0 && written.has(path)
   }
   // What each command reads of a directory it is given (see `readsDirectoryContents`).
   const readings = new Map<number, "all" | "visible" | undefined>()
