@@ -213,7 +213,8 @@ const unique = (items: ReadonlyArray<string>): Array<string> => {
 }
 
 const writesOutside = (analysis: ShellAnalysis.Analysis): boolean => {
-  for (const p of analysis.paths) if (p.access === "write" && (!p.inside || p.configures === true)) return true
+  for (const p of analysis.paths)
+    if (p.access === "write" && (!p.inside || p.configures === true)) return true
   return false
 }
 
@@ -317,12 +318,13 @@ export const requests = (
   const out: Array<Request> = []
   const readable = options.readable ?? []
 
-  const outsideDirectories = new Set<string>()
+  let outsideDirectories: Set<string> | undefined
   for (const p of analysis.paths) {
     if (p.inside || (p.access === "read" && readable.some((dir) => isWithin(dir, p.path)))) continue
+    outsideDirectories ??= new Set()
     outsideDirectories.add(p.directory)
   }
-  if (outsideDirectories.size > 0) {
+  if (outsideDirectories !== undefined) {
     const directories = [...outsideDirectories]
     const patterns = directories.map(directoryPattern)
     // "Always" for a directory that holds the home directory (`~`, `/home`, `/`) would
@@ -386,8 +388,8 @@ export const requests = (
     })
   }
 
-  // In order of first appearance, each once.
-  const patterns = new Set<string>()
+  // Repeats are removed once, at the end.
+  const patterns: Array<string> = []
   const always: Array<string> = []
   // A sub-command with glob characters has no glob to remember: its exact text, literally.
   const literal: Array<string> = []
@@ -400,7 +402,7 @@ export const requests = (
     const command = analysis.commands[index]!
     if (command.argv.length > 0 || command.changesDirectory) simple++
     const own = patternsWithRepeats(command)
-    for (const pattern of own) patterns.add(pattern)
+    for (const pattern of own) patterns.push(pattern)
     if (vouchable) {
       const harmless = safe[index] === true && !runsProjectCode(command)
       for (const pattern of own) (harmless ? vouched : notVouched).add(pattern)
@@ -419,13 +421,13 @@ export const requests = (
   if (analysis.errors.length > 0) {
     // Whatever did not parse is judged as written, and so is every line (a shell runs the
     // lines before a syntax error).
-    for (const error of analysis.errors) if (error.trim() !== "") patterns.add(error.trim())
-    patterns.add(text)
-    for (const line of text.split("\n")) if (line.trim() !== "") patterns.add(line.trim())
+    for (const error of analysis.errors) if (error.trim() !== "") patterns.push(error.trim())
+    patterns.push(text)
+    for (const line of text.split("\n")) if (line.trim() !== "") patterns.push(line.trim())
   }
-  if (simple === 0 && text !== "") patterns.add(text)
-  if (patterns.size > 0) {
-    const judged = [...patterns]
+  if (simple === 0 && text !== "") patterns.push(text)
+  if (patterns.length > 0) {
+    const judged = unique(patterns)
     // A command with notes, or one the analysis could not model, is remembered only as the
     // exact text the person saw: "always" for `curl … | sh` must not allow `sh` for good.
     // So is a dry run (`npm publish --dry-run`): its prefix would pass the real `npm publish`.
@@ -571,38 +573,35 @@ const isWithinNormal = (directory: string, path: string): boolean =>
   (path.startsWith(directory) && path.charCodeAt(directory.length) === 47)
 
 const editPatterns = (analysis: ShellAnalysis.Analysis): { files: Array<string>; targets: Array<string> } => {
-  // In order of first appearance, each once.
-  const out = new Set<string>()
-  const targets = new Set<string>()
-  // Until a directory's entries are named, the files are the targets: one set is filled.
-  let entries = false
+  const out: Array<string> = []
+  // Until a directory's entries are named, the files are the targets: one list is filled.
+  let targets: Array<string> | undefined
   for (const path of analysis.paths) {
     if (path.access !== "write") continue
     if (path.configures === true && !path.inside) {
       // `~/.bashrc`, `~/.ssh/config`: an edit of a file that configures later commands.
-      out.add(path.path)
-      if (entries) targets.add(path.path)
+      out.push(path.path)
+      targets?.push(path.path)
       continue
     }
     if (!path.inside || path.relative === undefined) continue
     const relative = path.relative === "" ? "." : path.relative
-    out.add(relative)
-    if (entries) targets.add(relative)
+    out.push(relative)
+    targets?.push(relative)
     if (path.isDirectory) {
-      if (!entries) for (const target of out) targets.add(target)
-      entries = true
+      targets ??= out.slice()
       // A write to a directory (rm -r, mv, chmod -R) reaches what is inside it: name the
       // entries too, so `".git/*": "deny"` holds for `rm -rf .`.
-      out.add(relative === "." ? "*" : `${relative}/*`)
+      out.push(relative === "." ? "*" : `${relative}/*`)
       for (const entry of listDirectory(path.path).slice(0, MAX_LISTED)) {
         const child = relative === "." ? entry.name : `${relative}/${entry.name}`
-        out.add(child)
-        if (entry.directory) out.add(`${child}/*`)
+        out.push(child)
+        if (entry.directory) out.push(`${child}/*`)
       }
     }
   }
-  const files = [...out]
-  return { files, targets: entries ? [...targets] : files }
+  const files = unique(out)
+  return { files, targets: targets === undefined ? files : unique(targets) }
 }
 
 const readPatterns = (analysis: ShellAnalysis.Analysis): Array<string> => {
@@ -618,12 +617,13 @@ const readPatterns = (analysis: ShellAnalysis.Analysis): Array<string> => {
     return written.size > 0 && written.has(path)
   }
   // What each command reads of a directory it is given (see `readsDirectoryContents`).
-  const readings = new Map<number, "all" | "visible" | undefined>()
+  let readings: Map<number, "all" | "visible" | undefined> | undefined
   // A long text reads the same folder many times (`git diff` reads the whole repository):
   // each folder is listed once per reading, and each name looked up once.
-  const expanded = new Set<string>()
-  const folds = new Map<string, boolean>()
+  let expanded: Set<string> | undefined
+  let folds: Map<string, boolean> | undefined
   const foldsHere = (file: string): boolean => {
+    folds ??= new Map()
     const known = folds.get(file)
     if (known !== undefined) return known
     const found = foldsCase(file)
@@ -642,6 +642,7 @@ const readPatterns = (analysis: ShellAnalysis.Analysis): Array<string> => {
     // A program that reads the files under the directory (`grep -r`, `rg`, `tar`) reads
     // each entry too: name them, so `"*.env": "ask"` holds for `grep -r KEY .`.
     if (path.command === undefined) continue
+    readings ??= new Map()
     let reads = readings.get(path.command)
     if (!readings.has(path.command)) {
       reads = readsContents(analysis.commands[path.command])
@@ -649,6 +650,7 @@ const readPatterns = (analysis: ShellAnalysis.Analysis): Array<string> => {
     }
     if (reads === undefined) continue
     const reading = `${reads}\0${name}\0${path.path}`
+    expanded ??= new Set()
     if (expanded.has(reading)) continue
     expanded.add(reading)
     const entries = listDirectory(path.path).filter((e) => reads === "all" || !e.name.startsWith("."))
@@ -774,30 +776,33 @@ const listDirectory = (directory: string): Array<{ name: string; directory: bool
  */
 export const judge = (analysis: ShellAnalysis.Analysis, options: Options): Verdict => {
   const mode = options.mode ?? "ask"
-  const vouched = Ruleset.vouched(options.ruleset)
-  // Each ruleset compiled once for every pattern of the command (the vouched one when a
-  // pattern is vouched for).
-  const plain = Ruleset.evaluator(options.ruleset)
-  let lifted: ((permission: string, pattern: string) => Permission.Rule) | undefined
-  const liftedRules = (): ((permission: string, pattern: string) => Permission.Rule) => {
-    if (lifted === undefined) lifted = vouched === options.ruleset ? plain : Ruleset.evaluator(vouched)
+  // Each ruleset compiled once for every pattern of the command (the vouched one, made when
+  // a pattern is vouched for). A long command is decided by the same few rules many times:
+  // each rule's source is looked up once per judgement (a vouched ruleset holds the same
+  // rules at the same indexes, conditions lifted, so each ruleset has its own lookup).
+  const plain: Evaluation = {
+    decide: Ruleset.evaluator(options.ruleset),
+    source: sourcesOf(options.ruleset, options.sources)
+  }
+  let lifted: Evaluation | undefined
+  const liftedRules = (): Evaluation => {
+    if (lifted === undefined) {
+      const vouched = Ruleset.vouched(options.ruleset)
+      lifted =
+        vouched === options.ruleset
+          ? plain
+          : { decide: Ruleset.evaluator(vouched), source: sourcesOf(vouched, options.sources) }
+    }
     return lifted
   }
-  // A long command is decided by the same few rules many times: each rule's source is
-  // looked up once per judgement (a vouched ruleset holds the same rules at the same indexes,
-  // conditions lifted, so each ruleset has its own lookup).
-  const plainSources = sourcesOf(options.ruleset, options.sources)
-  let liftedSources: ((rule: Permission.Rule) => string) | undefined
   const judged = requests(analysis, options).map((request): Judged => {
     const harmless = request.harmless.length === 0 ? undefined : new Set(request.harmless)
     let denies = false
     let asks = false
     const rules = request.patterns.map((pattern): Decision => {
-      const vouch = harmless?.has(pattern) === true
-      const rule = (vouch ? liftedRules() : plain)(request.permission, pattern)
-      const source = vouch
-        ? (liftedSources ??= sourcesOf(vouched, options.sources))(rule)
-        : plainSources(rule)
+      const evaluation = harmless?.has(pattern) === true ? liftedRules() : plain
+      const rule = evaluation.decide(request.permission, pattern)
+      const source = evaluation.source(rule)
       if (rule.action === "deny") denies = true
       else if (rule.action === "ask") asks = true
       return { pattern, action: rule.action, rule, source }
@@ -826,6 +831,12 @@ export const judge = (analysis: ShellAnalysis.Analysis, options: Options): Verdi
       ? "ask"
       : "allow"
   return { decision, requests: judged, analysis }
+}
+
+// A ruleset's rule for a pattern, and where a rule of it comes from.
+interface Evaluation {
+  readonly decide: (permission: string, pattern: string) => Permission.Rule
+  readonly source: (rule: Permission.Rule) => string
 }
 
 // Where `rule` comes from: `sources[i]` (or `rule i+1`) for the first index `i` that holds
