@@ -189,12 +189,14 @@ const formPatterns = (
   argv: ReadonlyArray<string>,
   out: Array<string>
 ): Array<string> => {
-  let rest = ""
-  for (let i = 1; i < argv.length; i++) rest += ` ${argv[i]}`
-  for (const redirect of command.redirects) rest += ` ${renderRedirect(redirect)}`
+  // Joined, not concatenated word by word: a flat string is hashed and matched without
+  // first being copied out of a chain of pieces.
+  const words = argv.length === 0 ? [""] : argv.slice()
+  for (const redirect of command.redirects) words.push(renderRedirect(redirect))
   const assignments = command.assignments.length > 0 ? `${command.assignments.join(" ")} ` : ""
   const push = (name: string) => {
-    const bare = name + rest
+    words[0] = name
+    const bare = words.join(" ")
     if (assignments !== "") out.push(assignments + bare)
     out.push(bare)
   }
