@@ -214,10 +214,35 @@ const unique = (items: ReadonlyArray<string>): Array<string> => {
   return out
 }
 
-const writesOutside = (analysis: ShellAnalysis.Analysis): boolean => {
-  for (const p of analysis.paths)
-    if (p.access === "write" && (!p.inside || p.configures === true)) return true
-  return false
+// What the requests need of all the paths together, read in one pass: a long command has
+// thousands of path records.
+interface PathSummary {
+  /** A write outside the project, or to a file that configures later commands. */
+  readonly writesOutside: boolean
+  /** A write to a file that configures later commands. */
+  readonly configures: boolean
+  /** The directories outside the project the paths are in (reads in `readable` aside), each once. */
+  readonly outsideDirectories: ReadonlyArray<string>
+}
+
+const summarize = (analysis: ShellAnalysis.Analysis, readable: ReadonlyArray<string>): PathSummary => {
+  let writesOutside = false
+  let configures = false
+  let outsideDirectories: Set<string> | undefined
+  for (const p of analysis.paths) {
+    if (p.access === "write" && (!p.inside || p.configures === true)) {
+      writesOutside = true
+      if (p.configures === true) configures = true
+    }
+    if (p.inside || (p.access === "read" && readable.some((dir) => isWithin(dir, p.path)))) continue
+    outsideDirectories ??= new Set()
+    outsideDirectories.add(p.directory)
+  }
+  return {
+    writesOutside,
+    configures,
+    outsideDirectories: outsideDirectories === undefined ? [] : [...outsideDirectories]
+  }
 }
 
 // A command with no note (a write inside the project is left to the edit rules) that is
@@ -308,7 +333,8 @@ export const requests = (
 ): Array<Request> => {
   // Mode `auto` must leave the command to a person when it carries a note (a write inside
   // the project is left to the edit rules) or is not a command known to be safe.
-  const outside = writesOutside(analysis)
+  const paths = summarize(analysis, options.readable ?? [])
+  const outside = paths.writesOutside
   const textFlagged = analysis.notes.length > 0
   // Which commands are safe matters only for a text without notes of its own.
   const safe = textFlagged ? [] : analysis.commands.map((command) => plainSafe(command, outside))
@@ -318,16 +344,9 @@ export const requests = (
   const cwd = analysis.cwd
   const subject = subjectOf(analysis)
   const out: Array<Request> = []
-  const readable = options.readable ?? []
 
-  let outsideDirectories: Set<string> | undefined
-  for (const p of analysis.paths) {
-    if (p.inside || (p.access === "read" && readable.some((dir) => isWithin(dir, p.path)))) continue
-    outsideDirectories ??= new Set()
-    outsideDirectories.add(p.directory)
-  }
-  if (outsideDirectories !== undefined) {
-    const directories = [...outsideDirectories]
+  if (paths.outsideDirectories.length > 0) {
+    const directories = paths.outsideDirectories
     const patterns = directories.map(directoryPattern)
     // "Always" for a directory that holds the home directory (`~`, `/home`, `/`) would
     // reach every file in it: `cat ~/.gitconfig` must not allow `cat ~/.ssh/id_rsa` for
@@ -356,7 +375,7 @@ export const requests = (
     // `.git/config`, `.npmrc`, `~/.bashrc`) runs code later: a person decides it even
     // where the edit rules allow every file (a deny still denies), and "always" remembers
     // the command, not the file (which any later write, by any tool, would then pass).
-    const configures = analysis.paths.some((p) => p.access === "write" && p.configures === true)
+    const configures = paths.configures
     out.push({
       permission: "edit",
       patterns: files,
