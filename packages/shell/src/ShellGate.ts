@@ -223,15 +223,22 @@ interface PathSummary {
   readonly configures: boolean
   /** The directories outside the project the paths are in (reads in `readable` aside), each once. */
   readonly outsideDirectories: ReadonlyArray<string>
+  /** The paths written (absolute). */
+  readonly written: ReadonlySet<string>
 }
+
+const NOTHING_WRITTEN: ReadonlySet<string> = new Set()
 
 const summarize = (analysis: ShellAnalysis.Analysis, readable: ReadonlyArray<string>): PathSummary => {
   let writesOutside = false
   let configures = false
   let outsideDirectories: Set<string> | undefined
+  let written: Set<string> | undefined
   for (const p of analysis.paths) {
-    if (p.access === "write" && (!p.inside || p.configures === true)) {
-      writesOutside = true
+    if (p.access === "write") {
+      written ??= new Set()
+      written.add(p.path)
+      if (!p.inside || p.configures === true) writesOutside = true
       if (p.configures === true) configures = true
     }
     if (p.inside || (p.access === "read" && readable.some((dir) => isWithin(dir, p.path)))) continue
@@ -241,7 +248,8 @@ const summarize = (analysis: ShellAnalysis.Analysis, readable: ReadonlyArray<str
   return {
     writesOutside,
     configures,
-    outsideDirectories: outsideDirectories === undefined ? [] : [...outsideDirectories]
+    outsideDirectories: outsideDirectories === undefined ? [] : [...outsideDirectories],
+    written: written ?? NOTHING_WRITTEN
   }
 }
 
@@ -394,7 +402,7 @@ export const requests = (
     })
   }
 
-  const reads = readPatterns(analysis)
+  const reads = readPatterns(analysis, paths.written)
   if (reads.length > 0) {
     out.push({
       permission: "read",
@@ -625,18 +633,9 @@ const editPatterns = (analysis: ShellAnalysis.Analysis): { files: Array<string>;
   return { files, targets: targets === undefined ? files : unique(targets) }
 }
 
-const readPatterns = (analysis: ShellAnalysis.Analysis): Array<string> => {
+// `written`: the paths the text writes (`PathSummary.written`).
+const readPatterns = (analysis: ShellAnalysis.Analysis, written: ReadonlySet<string>): Array<string> => {
   const out: Array<string> = []
-  // A path that does not exist reads nothing (`git commit -m "a message"`, `npm i zod` name
-  // no file), unless the text itself writes it first (`mv .env a.env && cat a.env`).
-  let written: Set<string> | undefined
-  const isWritten = (path: string): boolean => {
-    if (written === undefined) {
-      written = new Set()
-      for (const p of analysis.paths) if (p.access === "write") written.add(p.path)
-    }
-    return written.size > 0 && written.has(path)
-  }
   // What each command reads of a directory it is given (see `readsDirectoryContents`).
   let readings: Map<number, "all" | "visible" | undefined> | undefined
   // A long text reads the same folder many times (`git diff` reads the whole repository):
@@ -653,7 +652,9 @@ const readPatterns = (analysis: ShellAnalysis.Analysis): Array<string> => {
   }
   for (const path of analysis.paths) {
     if (path.access !== "read" || (path.via !== "argument" && path.via !== "redirect")) continue
-    if (!path.exists && !isWritten(path.path)) continue
+    // A path that does not exist reads nothing (`git commit -m "a message"`, `npm i zod` name
+    // no file), unless the text itself writes it first (`mv .env a.env && cat a.env`).
+    if (!path.exists && (written.size === 0 || !written.has(path.path))) continue
     const inside = path.inside && path.relative !== undefined
     const name = inside ? path.relative || "." : path.path
     out.push(name)
