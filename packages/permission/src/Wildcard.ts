@@ -204,9 +204,22 @@ export const compile = (pattern: string, options?: Options): Matcher => {
       ? plan(text, length - 2)
       : undefined
   const exact = whole.starless && !ignoreCase && whole.head.literal ? text : undefined
+  // The usual shape of a rule (`git status *`, `src/*`): literal text, then only stars. A
+  // match is an input that starts with the text (and for the bare form of `"ls *"`, one
+  // that is `ls`), said without cutting the input at stars.
+  const prefixOnly =
+    !whole.starless &&
+    !ignoreCase &&
+    whole.head.literal &&
+    whole.middle.length === 0 &&
+    whole.tail.from === whole.tail.to
+  const bareText = bare?.starless === true && bare.head.literal ? bare.head.text : undefined
   let matchesNormalized: (input: string) => boolean
   if (exact !== undefined) matchesNormalized = (input) => input === exact
   else if (length === 1 && !whole.starless) matchesNormalized = () => true
+  else if (prefixOnly && bare === undefined) matchesNormalized = (input) => input.startsWith(whole.head.text)
+  else if (prefixOnly && bareText !== undefined)
+    matchesNormalized = (input) => input.startsWith(whole.head.text) || input === bareText
   else if (bare === undefined) matchesNormalized = (input) => matchPlan(input, text, whole, ignoreCase)
   else
     matchesNormalized = (input) =>

@@ -73,6 +73,45 @@ describe("Wildcard.match", () => {
     assert.isBelow(elapsed, 50, `took ${elapsed} ms`)
   })
 
+  it("a compiled glob of the usual shape (text, then only stars) agrees with the regex oracle", () => {
+    const patterns = [
+      "git status *",
+      "git *",
+      "src/*",
+      "ls*",
+      "a**",
+      "a ***",
+      "* *",
+      "x? *",
+      "C:\\Temp\\*",
+      " *"
+    ]
+    const inputs = [
+      "",
+      " ",
+      "git",
+      "git ",
+      "git status",
+      "git statusx",
+      "git status -s",
+      "src",
+      "src/",
+      "src/a/b"
+    ]
+    const more = ["ls", "lsof", "a", "a ", "ab", "x", "xy", "xy z", "C:/Temp/a", "C:\\Temp", "C:\\Temp\\b"]
+    for (const pattern of patterns) {
+      const compiled = Wildcard.compile(pattern)
+      for (const input of [...inputs, ...more]) {
+        const expected = oracle(input, pattern, process.platform === "win32")
+        assert.strictEqual(
+          compiled.matches(input),
+          expected,
+          `${JSON.stringify(input)} ~ ${JSON.stringify(pattern)}`
+        )
+      }
+    }
+  })
+
   it("agrees with the regex oracle on 5 000 seeded random pairs (1 000 also case-folded)", () => {
     let seed = 20_240_601
     const random = () => {

@@ -156,14 +156,19 @@ const hasWildcard = (text: string): boolean => text.includes("*") || text.includ
  * ```
  * @since 0.0.0
  */
-export const commandPatterns = (command: ShellAnalysis.Command): Array<string> => {
+export const commandPatterns = (command: ShellAnalysis.Command): Array<string> =>
+  unique(patternsWithRepeats(command))
+
+// The patterns of `commandPatterns`, some perhaps twice: for a caller that removes repeats
+// across many commands at once.
+const patternsWithRepeats = (command: ShellAnalysis.Command): Array<string> => {
   if (command.changesDirectory) return []
   if (command.argv.length === 0) return command.redirects.length > 0 ? [command.text] : []
   // As written, and in canonical form (global options moved out): every form is judged.
   const out: Array<string> = []
   formPatterns(command, command.argv, out)
   if (command.canonical !== undefined) formPatterns(command, command.canonical, out)
-  return unique(out)
+  return out
 }
 
 /**
@@ -184,12 +189,14 @@ const formPatterns = (
   argv: ReadonlyArray<string>,
   out: Array<string>
 ): Array<string> => {
-  let rest = ""
-  for (let i = 1; i < argv.length; i++) rest += ` ${argv[i]}`
-  for (const redirect of command.redirects) rest += ` ${renderRedirect(redirect)}`
+  // Joined, not concatenated word by word: a flat string is hashed and matched without
+  // first being copied out of a chain of pieces.
+  const words = argv.length === 0 ? [""] : argv.slice()
+  for (const redirect of command.redirects) words.push(renderRedirect(redirect))
   const assignments = command.assignments.length > 0 ? `${command.assignments.join(" ")} ` : ""
   const push = (name: string) => {
-    const bare = name + rest
+    words[0] = name
+    const bare = words.join(" ")
     if (assignments !== "") out.push(assignments + bare)
     out.push(bare)
   }
@@ -200,13 +207,51 @@ const formPatterns = (
 
 // The strings of `items` without repeats, in order of first appearance (a new array).
 const unique = (items: ReadonlyArray<string>): Array<string> => {
-  if (items.length <= 1) return items.slice()
-  if (items.length === 2) return items[0] === items[1] ? [items[0]!] : items.slice()
-  return [...new Set(items)]
+  if (items.length > 8) return [...new Set(items)]
+  // A few strings (a command's patterns): compared in place, no set built.
+  const out: Array<string> = []
+  for (const item of items) if (!out.includes(item)) out.push(item)
+  return out
 }
 
-const writesOutside = (analysis: ShellAnalysis.Analysis): boolean =>
-  analysis.paths.some((p) => p.access === "write" && (!p.inside || p.configures === true))
+// What the requests need of all the paths together, read in one pass: a long command has
+// thousands of path records.
+interface PathSummary {
+  /** A write outside the project, or to a file that configures later commands. */
+  readonly writesOutside: boolean
+  /** A write to a file that configures later commands. */
+  readonly configures: boolean
+  /** The directories outside the project the paths are in (reads in `readable` aside), each once. */
+  readonly outsideDirectories: ReadonlyArray<string>
+  /** The paths written (absolute). */
+  readonly written: ReadonlySet<string>
+}
+
+const NOTHING_WRITTEN: ReadonlySet<string> = new Set()
+
+const summarize = (analysis: ShellAnalysis.Analysis, readable: ReadonlyArray<string>): PathSummary => {
+  let writesOutside = false
+  let configures = false
+  let outsideDirectories: Set<string> | undefined
+  let written: Set<string> | undefined
+  for (const p of analysis.paths) {
+    if (p.access === "write") {
+      written ??= new Set()
+      written.add(p.path)
+      if (!p.inside || p.configures === true) writesOutside = true
+      if (p.configures === true) configures = true
+    }
+    if (p.inside || (p.access === "read" && readable.some((dir) => isWithin(dir, p.path)))) continue
+    outsideDirectories ??= new Set()
+    outsideDirectories.add(p.directory)
+  }
+  return {
+    writesOutside,
+    configures,
+    outsideDirectories: outsideDirectories === undefined ? [] : [...outsideDirectories],
+    written: written ?? NOTHING_WRITTEN
+  }
+}
 
 // A command with no note (a write inside the project is left to the edit rules) that is
 // known to be safe.
@@ -296,23 +341,20 @@ export const requests = (
 ): Array<Request> => {
   // Mode `auto` must leave the command to a person when it carries a note (a write inside
   // the project is left to the edit rules) or is not a command known to be safe.
-  const outside = writesOutside(analysis)
-  const safe = analysis.commands.map((command) => plainSafe(command, outside))
-  const needsPerson = analysis.notes.length > 0 || safe.includes(false)
+  const paths = summarize(analysis, options.readable ?? [])
+  const outside = paths.writesOutside
+  const textFlagged = analysis.notes.length > 0
+  // Which commands are safe matters only for a text without notes of its own.
+  const safe = textFlagged ? [] : analysis.commands.map((command) => plainSafe(command, outside))
+  const needsPerson = textFlagged || safe.includes(false)
   const escalated = unmodelled(analysis)
   const notes = notesOf(analysis)
   const cwd = analysis.cwd
   const subject = subjectOf(analysis)
   const out: Array<Request> = []
-  const readable = options.readable ?? []
 
-  const outsideDirectories = new Set<string>()
-  for (const p of analysis.paths) {
-    if (p.inside || (p.access === "read" && readable.some((dir) => isWithin(dir, p.path)))) continue
-    outsideDirectories.add(p.directory)
-  }
-  if (outsideDirectories.size > 0) {
-    const directories = [...outsideDirectories]
+  if (paths.outsideDirectories.length > 0) {
+    const directories = paths.outsideDirectories
     const patterns = directories.map(directoryPattern)
     // "Always" for a directory that holds the home directory (`~`, `/home`, `/`) would
     // reach every file in it: `cat ~/.gitconfig` must not allow `cat ~/.ssh/id_rsa` for
@@ -341,7 +383,7 @@ export const requests = (
     // `.git/config`, `.npmrc`, `~/.bashrc`) runs code later: a person decides it even
     // where the edit rules allow every file (a deny still denies), and "always" remembers
     // the command, not the file (which any later write, by any tool, would then pass).
-    const configures = analysis.paths.some((p) => p.access === "write" && p.configures === true)
+    const configures = paths.configures
     out.push({
       permission: "edit",
       patterns: files,
@@ -360,7 +402,7 @@ export const requests = (
     })
   }
 
-  const reads = readPatterns(analysis)
+  const reads = readPatterns(analysis, paths.written)
   if (reads.length > 0) {
     out.push({
       permission: "read",
@@ -375,11 +417,11 @@ export const requests = (
     })
   }
 
+  // Repeats are removed once, at the end.
   const patterns: Array<string> = []
   const always: Array<string> = []
   // A sub-command with glob characters has no glob to remember: its exact text, literally.
   const literal: Array<string> = []
-  const textFlagged = analysis.notes.length > 0
   // What the gate vouches for: see `harmlessPatterns`.
   const vouchable = !textFlagged && analysis.errors.length === 0 && !escalated
   const vouched = new Set<string>()
@@ -388,7 +430,7 @@ export const requests = (
   for (let index = 0; index < analysis.commands.length; index++) {
     const command = analysis.commands[index]!
     if (command.argv.length > 0 || command.changesDirectory) simple++
-    const own = commandPatterns(command)
+    const own = patternsWithRepeats(command)
     for (const pattern of own) patterns.push(pattern)
     if (vouchable) {
       const harmless = safe[index] === true && !runsProjectCode(command)
@@ -466,6 +508,8 @@ const MAX_LISTED = 100
 export const subjectOf = (analysis: ShellAnalysis.Analysis): string => {
   const isOutside = (relative: string) =>
     relative === ".." || relative.startsWith(`..${NodePath.sep}`) || NodePath.isAbsolute(relative)
+  // At the root itself (the usual case) without `NodePath.relative`'s two resolves.
+  if (analysis.cwd === analysis.projectRoot) return analysis.command
   let relative = NodePath.relative(analysis.projectRoot, analysis.cwd)
   // The project root is a real path; the directory may be named through a link to it.
   if (isOutside(relative)) relative = NodePath.relative(analysis.projectRoot, realDirectory(analysis.cwd))
@@ -492,24 +536,36 @@ const shellWord = (word: string): string =>
 const holdsHome = (analysis: ShellAnalysis.Analysis): ((directory: string) => boolean) => {
   const home = analysis.home ?? os.homedir()
   const own = homes(home)
-  const secrets = own.flatMap(secretFolders)
-  return (directory) =>
-    NodePath.parse(directory).root === directory ||
-    own.some((h) => isWithin(directory, h)) ||
+  const secrets = own.map(secretFolders)
+  return (directory) => {
+    if (NodePath.parse(directory).root === directory || own.some((h) => isWithin(directory, h))) return true
     // Inside a credential folder, or above one (`~/.config/*` would cover `~/.config/gh`).
-    secrets.some((folder) => isWithin(folder, directory) || isWithin(directory, folder))
+    // Some seventy folders per home: compared as prefixes where both sides are normal.
+    const normal = isNormalAbsolute(directory)
+    return secrets.some(({ folders, allNormal }) =>
+      normal && allNormal
+        ? folders.some((folder) => isWithinNormal(folder, directory) || isWithinNormal(directory, folder))
+        : folders.some((folder) => isWithin(folder, directory) || isWithin(directory, folder))
+    )
+  }
 }
 
 // The credential folders under a home, by home: joined once, not for every directory judged.
-const secretsByHome = new Map<string, ReadonlyArray<string>>()
-const secretFolders = (home: string): ReadonlyArray<string> => {
-  let folders = secretsByHome.get(home)
-  if (folders === undefined) {
-    folders = HOME_SECRETS.map((secret) => NodePath.join(home, secret))
+interface SecretFolders {
+  readonly folders: ReadonlyArray<string>
+  /** Every folder is a normal absolute path (`isNormalAbsolute`). */
+  readonly allNormal: boolean
+}
+const secretsByHome = new Map<string, SecretFolders>()
+const secretFolders = (home: string): SecretFolders => {
+  let secrets = secretsByHome.get(home)
+  if (secrets === undefined) {
+    const folders = HOME_SECRETS.map((secret) => NodePath.join(home, secret))
+    secrets = { folders, allNormal: folders.every(isNormalAbsolute) }
     if (secretsByHome.size >= 16) secretsByHome.clear()
-    secretsByHome.set(home, folders)
+    secretsByHome.set(home, secrets)
   }
-  return folders
+  return secrets
 }
 
 const homes = (home: string): Array<string> => readableDirectory(NodePath.resolve(home))
@@ -531,8 +587,7 @@ export const readableDirectory = (directory: string): Array<string> => {
 
 const isWithin = (directory: string, path: string): boolean => {
   // Both absolute and normal on POSIX: a prefix says it (NodePath.relative costs a parse of each).
-  if (NodePath.sep === "/" && isNormalAbsolute(directory) && isNormalAbsolute(path))
-    return path === directory || path.startsWith(directory === "/" ? "/" : `${directory}/`)
+  if (isNormalAbsolute(directory) && isNormalAbsolute(path)) return isWithinNormal(directory, path)
   const relative = NodePath.relative(directory, path)
   return (
     relative === "" ||
@@ -540,21 +595,30 @@ const isWithin = (directory: string, path: string): boolean => {
   )
 }
 
+// `isWithin` for two normal absolute POSIX paths (`isNormalAbsolute`).
+const isWithinNormal = (directory: string, path: string): boolean =>
+  directory === "/" ||
+  path === directory ||
+  (path.startsWith(directory) && path.charCodeAt(directory.length) === 47)
+
 const editPatterns = (analysis: ShellAnalysis.Analysis): { files: Array<string>; targets: Array<string> } => {
   const out: Array<string> = []
-  const targets: Array<string> = []
+  // Until a directory's entries are named, the files are the targets: one list is filled.
+  let targets: Array<string> | undefined
   for (const path of analysis.paths) {
-    if (path.access === "write" && path.configures === true && !path.inside) {
+    if (path.access !== "write") continue
+    if (path.configures === true && !path.inside) {
       // `~/.bashrc`, `~/.ssh/config`: an edit of a file that configures later commands.
       out.push(path.path)
-      targets.push(path.path)
+      targets?.push(path.path)
       continue
     }
-    if (path.access !== "write" || !path.inside || path.relative === undefined) continue
+    if (!path.inside || path.relative === undefined) continue
     const relative = path.relative === "" ? "." : path.relative
     out.push(relative)
-    targets.push(relative)
+    targets?.push(relative)
     if (path.isDirectory) {
+      targets ??= out.slice()
       // A write to a directory (rm -r, mv, chmod -R) reaches what is inside it: name the
       // entries too, so `".git/*": "deny"` holds for `rm -rf .`.
       out.push(relative === "." ? "*" : `${relative}/*`)
@@ -565,25 +629,21 @@ const editPatterns = (analysis: ShellAnalysis.Analysis): { files: Array<string>;
       }
     }
   }
-  return { files: unique(out), targets: unique(targets) }
+  const files = unique(out)
+  return { files, targets: targets === undefined ? files : unique(targets) }
 }
 
-const readPatterns = (analysis: ShellAnalysis.Analysis): Array<string> => {
+// `written`: the paths the text writes (`PathSummary.written`).
+const readPatterns = (analysis: ShellAnalysis.Analysis, written: ReadonlySet<string>): Array<string> => {
   const out: Array<string> = []
-  // A path that does not exist reads nothing (`git commit -m "a message"`, `npm i zod` name
-  // no file), unless the text itself writes it first (`mv .env a.env && cat a.env`).
-  let written: ReadonlySet<string> | undefined
-  const isWritten = (path: string): boolean => {
-    written ??= new Set(analysis.paths.filter((p) => p.access === "write").map((p) => p.path))
-    return written.has(path)
-  }
   // What each command reads of a directory it is given (see `readsDirectoryContents`).
-  const readings = new Map<number, "all" | "visible" | undefined>()
+  let readings: Map<number, "all" | "visible" | undefined> | undefined
   // A long text reads the same folder many times (`git diff` reads the whole repository):
   // each folder is listed once per reading, and each name looked up once.
-  const expanded = new Set<string>()
-  const folds = new Map<string, boolean>()
+  let expanded: Set<string> | undefined
+  let folds: Map<string, boolean> | undefined
   const foldsHere = (file: string): boolean => {
+    folds ??= new Map()
     const known = folds.get(file)
     if (known !== undefined) return known
     const found = foldsCase(file)
@@ -592,7 +652,9 @@ const readPatterns = (analysis: ShellAnalysis.Analysis): Array<string> => {
   }
   for (const path of analysis.paths) {
     if (path.access !== "read" || (path.via !== "argument" && path.via !== "redirect")) continue
-    if (!path.exists && !isWritten(path.path)) continue
+    // A path that does not exist reads nothing (`git commit -m "a message"`, `npm i zod` name
+    // no file), unless the text itself writes it first (`mv .env a.env && cat a.env`).
+    if (!path.exists && (written.size === 0 || !written.has(path.path))) continue
     const inside = path.inside && path.relative !== undefined
     const name = inside ? path.relative || "." : path.path
     out.push(name)
@@ -602,6 +664,7 @@ const readPatterns = (analysis: ShellAnalysis.Analysis): Array<string> => {
     // A program that reads the files under the directory (`grep -r`, `rg`, `tar`) reads
     // each entry too: name them, so `"*.env": "ask"` holds for `grep -r KEY .`.
     if (path.command === undefined) continue
+    readings ??= new Map()
     let reads = readings.get(path.command)
     if (!readings.has(path.command)) {
       reads = readsContents(analysis.commands[path.command])
@@ -609,6 +672,7 @@ const readPatterns = (analysis: ShellAnalysis.Analysis): Array<string> => {
     }
     if (reads === undefined) continue
     const reading = `${reads}\0${name}\0${path.path}`
+    expanded ??= new Set()
     if (expanded.has(reading)) continue
     expanded.add(reading)
     const entries = listDirectory(path.path).filter((e) => reads === "all" || !e.name.startsWith("."))
@@ -734,13 +798,23 @@ const listDirectory = (directory: string): Array<{ name: string; directory: bool
  */
 export const judge = (analysis: ShellAnalysis.Analysis, options: Options): Verdict => {
   const mode = options.mode ?? "ask"
-  const vouched = Ruleset.vouched(options.ruleset)
-  // Each ruleset compiled once for every pattern of the command (the vouched one when a
-  // pattern is vouched for).
-  const plain = Ruleset.evaluator(options.ruleset)
-  let lifted: ((permission: string, pattern: string) => Permission.Rule) | undefined
-  const liftedRules = (): ((permission: string, pattern: string) => Permission.Rule) => {
-    if (lifted === undefined) lifted = vouched === options.ruleset ? plain : Ruleset.evaluator(vouched)
+  // Each ruleset compiled once for every pattern of the command (the vouched one, made when
+  // a pattern is vouched for). A long command is decided by the same few rules many times:
+  // each rule's source is looked up once per judgement (a vouched ruleset holds the same
+  // rules at the same indexes, conditions lifted, so each ruleset has its own lookup).
+  const plain: Evaluation = {
+    decide: Ruleset.evaluator(options.ruleset),
+    source: sourcesOf(options.ruleset, options.sources)
+  }
+  let lifted: Evaluation | undefined
+  const liftedRules = (): Evaluation => {
+    if (lifted === undefined) {
+      const vouched = Ruleset.vouched(options.ruleset)
+      lifted =
+        vouched === options.ruleset
+          ? plain
+          : { decide: Ruleset.evaluator(vouched), source: sourcesOf(vouched, options.sources) }
+    }
     return lifted
   }
   const judged = requests(analysis, options).map((request): Judged => {
@@ -748,12 +822,9 @@ export const judge = (analysis: ShellAnalysis.Analysis, options: Options): Verdi
     let denies = false
     let asks = false
     const rules = request.patterns.map((pattern): Decision => {
-      // A vouched ruleset holds the same rules at the same indexes, conditions lifted.
-      const vouch = harmless?.has(pattern) === true
-      const ruleset = vouch ? vouched : options.ruleset
-      const rule = (vouch ? liftedRules() : plain)(request.permission, pattern)
-      const index = ruleset.indexOf(rule)
-      const source = index === -1 ? "default" : (options.sources?.[index] ?? `rule ${index + 1}`)
+      const evaluation = harmless?.has(pattern) === true ? liftedRules() : plain
+      const rule = evaluation.decide(request.permission, pattern)
+      const source = evaluation.source(rule)
       if (rule.action === "deny") denies = true
       else if (rule.action === "ask") asks = true
       return { pattern, action: rule.action, rule, source }
@@ -782,6 +853,30 @@ export const judge = (analysis: ShellAnalysis.Analysis, options: Options): Verdi
       ? "ask"
       : "allow"
   return { decision, requests: judged, analysis }
+}
+
+// A ruleset's rule for a pattern, and where a rule of it comes from.
+interface Evaluation {
+  readonly decide: (permission: string, pattern: string) => Permission.Rule
+  readonly source: (rule: Permission.Rule) => string
+}
+
+// Where `rule` comes from: `sources[i]` (or `rule i+1`) for the first index `i` that holds
+// it in `ruleset`, `default` for none; remembered per rule, for one judgement.
+const sourcesOf = (
+  ruleset: Permission.Ruleset,
+  sources: ReadonlyArray<string> | undefined
+): ((rule: Permission.Rule) => string) => {
+  const known = new Map<Permission.Rule, string>()
+  return (rule) => {
+    let source = known.get(rule)
+    if (source === undefined) {
+      const index = ruleset.indexOf(rule)
+      source = index === -1 ? "default" : (sources?.[index] ?? `rule ${index + 1}`)
+      known.set(rule, source)
+    }
+    return source
+  }
 }
 
 // The request's decisions when remembered approvals allow every one of its patterns, the
