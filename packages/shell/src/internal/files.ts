@@ -8,7 +8,15 @@ import { commandNote, type Env, type MutableCommand, type Scope } from "./env.ts
 import { GREP_PROGRAMS, parseGrep } from "./grep.ts"
 import type { RawRedirect, Word } from "./model.ts"
 import { staticWord } from "./model.ts"
-import { expandGlob, globPrefix, isNormalAbsolute, joinAsWritten, type Resolved } from "./paths.ts"
+import {
+  expandGlob,
+  globPrefix,
+  isNormalAbsolute,
+  joinAsWritten,
+  type Resolved,
+  resolveFrom,
+  resolvePath
+} from "./paths.ts"
 import * as Programs from "./programs.ts"
 
 const MAX_DIRECTORIES = 16
@@ -178,7 +186,7 @@ export const enterDirectory = (
     // `cd` is logical in bash and PowerShell (`link/..` is where it started), but `cd -P`
     // and the kernel go by real paths (`link/..` is the parent of where `link` points):
     // when the two differ, later commands may run in either.
-    const logical = NodePath.resolve(absolute)
+    const logical = resolvePath(absolute)
     const physical = env.resolver.real(absolute)
     const directories = env.resolver.real(logical) === physical ? [logical] : [logical, physical]
     for (const directory of directories) {
@@ -722,7 +730,7 @@ export const argumentPaths = (
   }
   // A git operand that names a path here narrows what git reads to it.
   const existsHere = (word: Word) =>
-    word.isStatic && scope.cwds.some((cwd) => env.resolver.exists(NodePath.resolve(cwd, word.value)))
+    word.isStatic && scope.cwds.some((cwd) => env.resolver.exists(resolveFrom(cwd, word.value)))
   if (key === "git" && words[start]?.value === "grep") {
     // `git grep KEY [REV…] [--] [PATH…]` reads every tracked file under its paths; with no
     // path that exists here (`git grep KEY HEAD`), the whole tree, as `grep -r KEY .` does.

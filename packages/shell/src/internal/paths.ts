@@ -382,6 +382,19 @@ export const resolvePath = (...paths: Array<string>): string => {
   return isNormalAbsolute(last) ? last : NodePath.resolve(...paths)
 }
 
+/**
+ * `NodePath.resolve(directory, path)`, without its work when `directory/path` is absolute
+ * and normal already (the same string, then).
+ */
+export const resolveFrom = (directory: string, path: string): string => {
+  if (isNormalAbsolute(path)) return path
+  if (!NodePath.isAbsolute(path)) {
+    const joined = joinAsWritten(directory, path)
+    if (isNormalAbsolute(joined)) return joined
+  }
+  return NodePath.resolve(directory, path)
+}
+
 /** An absolute POSIX path with nothing to normalise: no `.`, `..`, doubled or trailing slash. */
 export const isNormalAbsolute = (path: string): boolean =>
   NodePath.sep === "/" &&
