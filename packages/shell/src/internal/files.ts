@@ -1075,12 +1075,19 @@ export const followedLinks = (env: Env, command: MutableCommand): void => {
 const sedInPlace = (words: ReadonlyArray<Word>): boolean =>
   words.some((w) => w.isStatic && (w.value.startsWith("--in-place") || /^-[a-zA-Z]*i/.test(w.value)))
 
-// Per analysis: where plantedGitDirectory finds git looking (the file system does not
-// change while a text is judged) and the written paths it has read.
+// Per analysis: where plantedGitDirectory finds git looking from each directory (the file
+// system does not change while a text is judged), the written paths it has read, and which
+// searches look at each place (a directory or its HEAD), so a new write marks them at once.
 interface GitLookups {
   paths: number
   readonly written: Set<string>
-  readonly searched: Map<string, ReadonlyArray<GitSearch>>
+  readonly searched: Map<string, GitSearches>
+  readonly watching: Map<string, Array<GitSearches>>
+}
+/** Where git looks from one directory, and whether one of those places is planted. */
+interface GitSearches {
+  readonly list: ReadonlyArray<GitSearch>
+  planted: boolean
 }
 /** A directory git looks in for a repository, with its `HEAD` (a bare repository's). */
 interface GitSearch {
@@ -1092,14 +1099,17 @@ const lookups = new WeakMap<Env, GitLookups>()
 const gitLookups = (env: Env): GitLookups => {
   let found = lookups.get(env)
   if (found === undefined) {
-    found = { paths: 0, written: new Set(), searched: new Map() }
+    found = { paths: 0, written: new Set(), searched: new Map(), watching: new Map() }
     lookups.set(env, found)
   }
   return found
 }
 
+const isPlanted = (seen: GitLookups, { dir, head, headExists }: GitSearch): boolean =>
+  headExists || seen.written.has(dir) || seen.written.has(head)
+
 // The directories git looks in from `cwd` up to the project's top, until one with a `.git`.
-const gitSearch = (env: Env, seen: GitLookups, cwd: string): ReadonlyArray<GitSearch> => {
+const gitSearch = (env: Env, seen: GitLookups, cwd: string): GitSearches => {
   let searched = seen.searched.get(cwd)
   if (searched === undefined) {
     const list: Array<GitSearch> = []
@@ -1113,7 +1123,13 @@ const gitSearch = (env: Env, seen: GitLookups, cwd: string): ReadonlyArray<GitSe
       list.push({ dir, head, headExists: env.resolver.exists(head) })
       if (dir === root) break
     }
-    searched = list
+    searched = { list, planted: list.some((search) => isPlanted(seen, search)) }
+    for (const { dir, head } of list)
+      for (const place of [dir, head]) {
+        const watchers = seen.watching.get(place)
+        if (watchers === undefined) seen.watching.set(place, [searched])
+        else watchers.push(searched)
+      }
     seen.searched.set(cwd, searched)
   }
   return searched
@@ -1130,21 +1146,22 @@ const gitSearch = (env: Env, seen: GitLookups, cwd: string): ReadonlyArray<GitSe
 export const plantedGitDirectory = (env: Env, command: MutableCommand, scope: Scope): void => {
   const seen = gitLookups(env)
   // The paths written so far, added to as the text goes on (once each: a long text has
-  // thousands of paths and many git commands).
+  // thousands of paths and many git commands); each marks the searches that look at it.
   for (; seen.paths < env.paths.length; seen.paths++) {
     const path = env.paths[seen.paths]!
-    if (path.access === "write") seen.written.add(path.path)
+    if (path.access !== "write" || seen.written.has(path.path)) continue
+    seen.written.add(path.path)
+    for (const searches of seen.watching.get(path.path) ?? []) searches.planted = true
   }
   for (const cwd of scope.cwds) {
-    for (const { dir, head, headExists } of gitSearch(env, seen, cwd)) {
-      if (headExists || seen.written.has(dir) || seen.written.has(head)) {
-        commandNote(
-          command,
-          "executes",
-          `git in ${dir} uses the repository there, made inside the project, whose configuration can run programs`
-        )
-        return
-      }
-    }
+    const searches = gitSearch(env, seen, cwd)
+    if (!searches.planted) continue
+    const { dir } = searches.list.find((search) => isPlanted(seen, search))!
+    commandNote(
+      command,
+      "executes",
+      `git in ${dir} uses the repository there, made inside the project, whose configuration can run programs`
+    )
+    return
   }
 }
