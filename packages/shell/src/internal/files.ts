@@ -466,7 +466,6 @@ const record = (
   const { real, directory: isDirectory, exists, unresolved, parent, name } = resolved
   if (unresolved !== undefined)
     commandNote(command, "unmodelled", `\`${text}\` is not followed: ${unresolved}`)
-  const inside = env.resolver.inside(real, parent)
   // A write to a file that configures later commands (`.npmrc`, `.git/hooks/*`, `~/.bashrc`)
   // is an edit that executes, inside the project or not.
   const configures = access === "write" && Programs.configuresExecution(real)
@@ -474,6 +473,7 @@ const record = (
     commandNote(command, "executes", `writes \`${text}\`, which configures what later commands run`)
   // The same path is reached from many words and directories: the entry is built only once.
   if (!claimPath(env, access, via, real)) return
+  const inside = env.resolver.inside(real, parent)
   const path: Mutable<PathAccess> = {
     text,
     path: real,
