@@ -293,6 +293,7 @@ describe("makeResolver", () => {
         for (const got of [
           fresh.resolveIn(directory, relative),
           warm.resolveIn(directory, relative),
+          warm.resolveIn(directory, relative, relative.split("/")),
           warm.resolve(joined)
         ]) {
           assert.deepStrictEqual(withoutParent(got), withoutParent(expected), label)

@@ -449,9 +449,19 @@ export const touch = (
   for (const target of targets) {
     if (target.directories === undefined)
       record(env, command, env.resolver.resolve(target.absolute), target.text, access, via)
-    else
+    else {
+      // Its names are cut out once for every directory (their hashes are then computed once).
+      const names = target.relative.includes("/") ? target.relative.split("/") : undefined
       for (const directory of target.directories)
-        record(env, command, env.resolver.resolveIn(directory, target.relative), target.text, access, via)
+        record(
+          env,
+          command,
+          env.resolver.resolveIn(directory, target.relative, names),
+          target.text,
+          access,
+          via
+        )
+    }
   }
 }
 

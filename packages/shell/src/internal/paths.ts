@@ -12,9 +12,10 @@ export interface Resolver {
   readonly resolve: (absolute: string) => Resolved
   /**
    * `resolve(joinAsWritten(directory, relative))` for a path as written relative to an
-   * absolute directory, without building and looking up the joined path.
+   * absolute directory, without building and looking up the joined path. `names`:
+   * `relative.split("/")`, split once for a path resolved from many directories.
    */
-  readonly resolveIn: (directory: string, relative: string) => Resolved
+  readonly resolveIn: (directory: string, relative: string, names?: ReadonlyArray<string>) => Resolved
   /**
    * The names in a directory, `undefined` when it cannot be listed; listed once per
    * resolver (a glob in every directory a command may run in lists the same ones again).
@@ -110,7 +111,7 @@ class KernelResolver implements Resolver {
     return this.follow(absolute, 0)
   }
 
-  resolveIn(directory: string, relative: string): Resolved {
+  resolveIn(directory: string, relative: string, names?: ReadonlyArray<string>): Resolved {
     // A walk is a fold over the components: from where `directory` leads, the components of
     // `relative` (as `follow` walks `directory/relative`). Not from a directory above the
     // root, whose paths may lead under it (those walk from the root's real path).
@@ -129,6 +130,11 @@ class KernelResolver implements Resolver {
     }
     if (current === null || relative === "" || relative.charCodeAt(0) === 47)
       return this.follow(joinAsWritten(directory, relative), 0)
+    if (names !== undefined) {
+      const last = names.length - 1
+      for (let i = 0; i < last; i++) current = this.step(current, names[i]!, 0)
+      return this.step(current, names[last]!, 0, false)
+    }
     let start = relative.indexOf("/")
     // One name (`README.md`): a single step, without slicing it out.
     if (start === -1) return this.step(current, relative, 0, false)
