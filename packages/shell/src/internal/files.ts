@@ -484,18 +484,23 @@ const record = (
   // The same path is reached from many words and directories: the entry is built only once.
   if (!claimPath(env, access, via, real)) return
   const inside = env.resolver.inside(real, parent)
-  const path: Mutable<PathAccess> = {
-    text,
-    path: real,
-    access,
-    via,
-    inside,
-    directory: isDirectory ? real : (parent ?? NodePath.dirname(real)),
-    isDirectory,
-    exists,
-    command: command.index
-  }
-  if (inside) path.relative = env.resolver.relative(real, parent, name)
+  const directory = isDirectory ? real : (parent ?? NodePath.dirname(real))
+  // Built whole, with its relative path when inside: a field added afterwards takes a
+  // block of its own, and thousands of these are kept until the verdict.
+  const path: Mutable<PathAccess> = inside
+    ? {
+        text,
+        path: real,
+        access,
+        via,
+        inside,
+        directory,
+        isDirectory,
+        exists,
+        command: command.index,
+        relative: env.resolver.relative(real, parent, name)
+      }
+    : { text, path: real, access, via, inside, directory, isDirectory, exists, command: command.index }
   if (configures) path.configures = true
   env.paths.push(path)
 }
