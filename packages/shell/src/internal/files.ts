@@ -1093,11 +1093,14 @@ const sedInPlace = (words: ReadonlyArray<Word>): boolean =>
 // Per analysis: where plantedGitDirectory finds git looking from each directory (the file
 // system does not change while a text is judged), the written paths it has read, and which
 // searches look at each place (a directory or its HEAD), so a new write marks them at once.
+// What git finds in each directory is looked up once (the directories git may run in share
+// their parents): where it looks for a bare repository, or `null` for a `.git` there.
 interface GitLookups {
   paths: number
   readonly written: Set<string>
   readonly searched: Map<string, GitSearches>
   readonly watching: Map<string, Array<GitSearches>>
+  readonly places: Map<string, GitSearch | null>
 }
 /** Where git looks from one directory, and whether one of those places is planted. */
 interface GitSearches {
@@ -1114,7 +1117,7 @@ const lookups = new WeakMap<Env, GitLookups>()
 const gitLookups = (env: Env): GitLookups => {
   let found = lookups.get(env)
   if (found === undefined) {
-    found = { paths: 0, written: new Set(), searched: new Map(), watching: new Map() }
+    found = { paths: 0, written: new Set(), searched: new Map(), watching: new Map(), places: new Map() }
     lookups.set(env, found)
   }
   return found
@@ -1122,6 +1125,22 @@ const gitLookups = (env: Env): GitLookups => {
 
 const isPlanted = (seen: GitLookups, { dir, head, headExists }: GitSearch): boolean =>
   headExists || seen.written.has(dir) || seen.written.has(head)
+
+// Where git looks for a bare repository in `dir`, or `null` when a `.git` is there.
+const gitPlace = (env: Env, seen: GitLookups, dir: string): GitSearch | null => {
+  let place = seen.places.get(dir)
+  if (place === undefined) {
+    // `NodePath.join`, without its work for a directory that is normal already.
+    const normal = isNormalAbsolute(dir)
+    if (env.resolver.exists(normal ? joinAsWritten(dir, ".git") : NodePath.join(dir, ".git"))) place = null
+    else {
+      const head = normal ? joinAsWritten(dir, "HEAD") : NodePath.join(dir, "HEAD")
+      place = { dir, head, headExists: env.resolver.exists(head) }
+    }
+    seen.places.set(dir, place)
+  }
+  return place
+}
 
 // The directories git looks in from `cwd` up to the project's top, until one with a `.git`.
 const gitSearch = (env: Env, seen: GitLookups, cwd: string): GitSearches => {
@@ -1131,11 +1150,9 @@ const gitSearch = (env: Env, seen: GitLookups, cwd: string): GitSearches => {
     const root = env.resolver.root
     const under = root + NodePath.sep
     for (let dir = cwd; dir === root || dir.startsWith(under); dir = NodePath.dirname(dir)) {
-      // `NodePath.join`, without its work for a directory that is normal already.
-      const normal = isNormalAbsolute(dir)
-      if (env.resolver.exists(normal ? joinAsWritten(dir, ".git") : NodePath.join(dir, ".git"))) break
-      const head = normal ? joinAsWritten(dir, "HEAD") : NodePath.join(dir, "HEAD")
-      list.push({ dir, head, headExists: env.resolver.exists(head) })
+      const place = gitPlace(env, seen, dir)
+      if (place === null) break
+      list.push(place)
       if (dir === root) break
     }
     searched = { list, planted: list.some((search) => isPlanted(seen, search)) }
