@@ -483,7 +483,8 @@ const record = (
     commandNote(command, "executes", `writes \`${text}\`, which configures what later commands run`)
   // The same path is reached from many words and directories: the entry is built only once.
   if (!claimPath(env, access, via, real)) return
-  const inside = env.resolver.inside(real, parent)
+  const relative = env.resolver.relativeIfInside(real, parent, name)
+  const inside = relative !== undefined
   const directory = isDirectory ? real : (parent ?? NodePath.dirname(real))
   // Built whole, with its relative path when inside: a field added afterwards takes a
   // block of its own, and thousands of these are kept until the verdict.
@@ -498,7 +499,7 @@ const record = (
         isDirectory,
         exists,
         command: command.index,
-        relative: env.resolver.relative(real, parent, name)
+        relative
       }
     : { text, path: real, access, via, inside, directory, isDirectory, exists, command: command.index }
   if (configures) path.configures = true

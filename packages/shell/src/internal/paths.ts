@@ -25,6 +25,8 @@ export interface Resolver {
   readonly inside: (real: string, parent?: string) => boolean
   /** `parent`, `name`: those of {@link Resolved} for `real`, if known (the answer is the same). */
   readonly relative: (real: string, parent?: string, name?: string) => string
+  /** `relative(real, parent, name)` when `inside(real, parent)`, else `undefined`, in one look-up. */
+  readonly relativeIfInside: (real: string, parent?: string, name?: string) => string | undefined
   /**
    * What `fs.existsSync(absolute)` answers (something is there once every link is followed):
    * from the look-ups already made when they tell, else asked.
@@ -190,6 +192,15 @@ class KernelResolver implements Resolver {
     }
     const relative = path === this.realRoot().real ? "" : path.slice(this.realRootPrefix.length)
     return NodePath.sep === "/" ? relative : relative.split(NodePath.sep).join("/")
+  }
+
+  relativeIfInside(path: string, parent?: string, name?: string): string | undefined {
+    if (parent === undefined || name === undefined || NodePath.sep !== "/")
+      return this.inside(path, parent) ? this.relative(path, parent, name) : undefined
+    if (this.unresolved.size !== 0 && this.unresolved.has(path)) return undefined
+    const above = this.entriesUnder(parent)
+    if (above !== null) return above + name
+    return path === this.realRoot().real ? "" : undefined
   }
 
   // What the project-relative paths of a real directory's entries start with (`""` in the
