@@ -293,6 +293,7 @@ describe("makeResolver", () => {
         for (const got of [
           fresh.resolveIn(directory, relative),
           warm.resolveIn(directory, relative),
+          warm.resolveIn(directory, relative, relative.split("/")),
           warm.resolve(joined)
         ]) {
           assert.deepStrictEqual(withoutParent(got), withoutParent(expected), label)
@@ -304,6 +305,11 @@ describe("makeResolver", () => {
             assert.strictEqual(warm.inside(got.real, got.parent), warm.inside(got.real), label)
             assert.strictEqual(warm.relative(got.real, got.parent, got.name), warm.relative(got.real), label)
           }
+          assert.strictEqual(
+            warm.relativeIfInside(got.real, got.parent, got.name),
+            warm.inside(got.real) ? warm.relative(got.real) : undefined,
+            label
+          )
         }
         assert.strictEqual(fresh.inside(expected.real), reference.inside(expected.real), label)
       }

@@ -8,7 +8,15 @@ import { commandNote, type Env, type MutableCommand, type Scope } from "./env.ts
 import { GREP_PROGRAMS, parseGrep } from "./grep.ts"
 import type { RawRedirect, Word } from "./model.ts"
 import { staticWord } from "./model.ts"
-import { expandGlob, globPrefix, isNormalAbsolute, joinAsWritten, type Resolved } from "./paths.ts"
+import {
+  expandGlob,
+  globPrefix,
+  isNormalAbsolute,
+  joinAsWritten,
+  type Resolved,
+  resolveFrom,
+  resolvePath
+} from "./paths.ts"
 import * as Programs from "./programs.ts"
 
 const MAX_DIRECTORIES = 16
@@ -216,7 +224,7 @@ export const enterDirectory = (
     // `cd` is logical in bash and PowerShell (`link/..` is where it started), but `cd -P`
     // and the kernel go by real paths (`link/..` is the parent of where `link` points):
     // when the two differ, later commands may run in either.
-    const logical = NodePath.resolve(absolute)
+    const logical = resolvePath(absolute)
     const physical = env.resolver.real(absolute)
     const directories = env.resolver.real(logical) === physical ? [logical] : [logical, physical]
     for (const directory of directories) {
@@ -492,9 +500,19 @@ export const touch = (
   for (const target of targets) {
     if (target.directories === undefined)
       record(env, command, env.resolver.resolve(target.absolute), target.text, access, via)
-    else
+    else {
+      // Its names are cut out once for every directory (their hashes are then computed once).
+      const names = target.relative.includes("/") ? target.relative.split("/") : undefined
       for (const directory of target.directories)
-        record(env, command, env.resolver.resolveIn(directory, target.relative), target.text, access, via)
+        record(
+          env,
+          command,
+          env.resolver.resolveIn(directory, target.relative, names),
+          target.text,
+          access,
+          via
+        )
+    }
   }
 }
 
@@ -509,7 +527,6 @@ const record = (
   const { real, directory: isDirectory, exists, unresolved, parent, name } = resolved
   if (unresolved !== undefined)
     commandNote(command, "unmodelled", `\`${text}\` is not followed: ${unresolved}`)
-  const inside = env.resolver.inside(real, parent)
   // A write to a file that configures later commands (`.npmrc`, `.git/hooks/*`, `~/.bashrc`)
   // is an edit that executes, inside the project or not.
   const configures = access === "write" && Programs.configuresExecution(real)
@@ -517,18 +534,25 @@ const record = (
     commandNote(command, "executes", `writes \`${text}\`, which configures what later commands run`)
   // The same path is reached from many words and directories: the entry is built only once.
   if (!claimPath(env, access, via, real)) return
-  const path: Mutable<PathAccess> = {
-    text,
-    path: real,
-    access,
-    via,
-    inside,
-    directory: isDirectory ? real : (parent ?? NodePath.dirname(real)),
-    isDirectory,
-    exists,
-    command: command.index
-  }
-  if (inside) path.relative = env.resolver.relative(real, parent, name)
+  const relative = env.resolver.relativeIfInside(real, parent, name)
+  const inside = relative !== undefined
+  const directory = isDirectory ? real : (parent ?? NodePath.dirname(real))
+  // Built whole, with its relative path when inside: a field added afterwards takes a
+  // block of its own, and thousands of these are kept until the verdict.
+  const path: Mutable<PathAccess> = inside
+    ? {
+        text,
+        path: real,
+        access,
+        via,
+        inside,
+        directory,
+        isDirectory,
+        exists,
+        command: command.index,
+        relative
+      }
+    : { text, path: real, access, via, inside, directory, isDirectory, exists, command: command.index }
   if (configures) path.configures = true
   env.paths.push(path)
 }
@@ -773,7 +797,7 @@ export const argumentPaths = (
   }
   // A git operand that names a path here narrows what git reads to it.
   const existsHere = (word: Word) =>
-    word.isStatic && scope.cwds.some((cwd) => env.resolver.exists(NodePath.resolve(cwd, word.value)))
+    word.isStatic && scope.cwds.some((cwd) => env.resolver.exists(resolveFrom(cwd, word.value)))
   if (key === "git" && words[start]?.value === "grep") {
     // `git grep KEY [REV…] [--] [PATH…]` reads every tracked file under its paths; with no
     // path that exists here (`git grep KEY HEAD`), the whole tree, as `grep -r KEY .` does.
@@ -1118,12 +1142,22 @@ export const followedLinks = (env: Env, command: MutableCommand): void => {
 const sedInPlace = (words: ReadonlyArray<Word>): boolean =>
   words.some((w) => w.isStatic && (w.value.startsWith("--in-place") || /^-[a-zA-Z]*i/.test(w.value)))
 
-// Per analysis: where plantedGitDirectory finds git looking (the file system does not
-// change while a text is judged) and the written paths it has read.
+// Per analysis: where plantedGitDirectory finds git looking from each directory (the file
+// system does not change while a text is judged), the written paths it has read, and which
+// searches look at each place (a directory or its HEAD), so a new write marks them at once.
+// What git finds in each directory is looked up once (the directories git may run in share
+// their parents): where it looks for a bare repository, or `null` for a `.git` there.
 interface GitLookups {
   paths: number
   readonly written: Set<string>
-  readonly searched: Map<string, ReadonlyArray<GitSearch>>
+  readonly searched: Map<string, GitSearches>
+  readonly watching: Map<string, Array<GitSearches>>
+  readonly places: Map<string, GitSearch | null>
+}
+/** Where git looks from one directory, and whether one of those places is planted. */
+interface GitSearches {
+  readonly list: ReadonlyArray<GitSearch>
+  planted: boolean
 }
 /** A directory git looks in for a repository, with its `HEAD` (a bare repository's). */
 interface GitSearch {
@@ -1135,28 +1169,51 @@ const lookups = new WeakMap<Env, GitLookups>()
 const gitLookups = (env: Env): GitLookups => {
   let found = lookups.get(env)
   if (found === undefined) {
-    found = { paths: 0, written: new Set(), searched: new Map() }
+    found = { paths: 0, written: new Set(), searched: new Map(), watching: new Map(), places: new Map() }
     lookups.set(env, found)
   }
   return found
 }
 
+const isPlanted = (seen: GitLookups, { dir, head, headExists }: GitSearch): boolean =>
+  headExists || seen.written.has(dir) || seen.written.has(head)
+
+// Where git looks for a bare repository in `dir`, or `null` when a `.git` is there.
+const gitPlace = (env: Env, seen: GitLookups, dir: string): GitSearch | null => {
+  let place = seen.places.get(dir)
+  if (place === undefined) {
+    // `NodePath.join`, without its work for a directory that is normal already.
+    const normal = isNormalAbsolute(dir)
+    if (env.resolver.exists(normal ? joinAsWritten(dir, ".git") : NodePath.join(dir, ".git"))) place = null
+    else {
+      const head = normal ? joinAsWritten(dir, "HEAD") : NodePath.join(dir, "HEAD")
+      place = { dir, head, headExists: env.resolver.exists(head) }
+    }
+    seen.places.set(dir, place)
+  }
+  return place
+}
+
 // The directories git looks in from `cwd` up to the project's top, until one with a `.git`.
-const gitSearch = (env: Env, seen: GitLookups, cwd: string): ReadonlyArray<GitSearch> => {
+const gitSearch = (env: Env, seen: GitLookups, cwd: string): GitSearches => {
   let searched = seen.searched.get(cwd)
   if (searched === undefined) {
     const list: Array<GitSearch> = []
     const root = env.resolver.root
     const under = root + NodePath.sep
     for (let dir = cwd; dir === root || dir.startsWith(under); dir = NodePath.dirname(dir)) {
-      // `NodePath.join`, without its work for a directory that is normal already.
-      const normal = isNormalAbsolute(dir)
-      if (env.resolver.exists(normal ? joinAsWritten(dir, ".git") : NodePath.join(dir, ".git"))) break
-      const head = normal ? joinAsWritten(dir, "HEAD") : NodePath.join(dir, "HEAD")
-      list.push({ dir, head, headExists: env.resolver.exists(head) })
+      const place = gitPlace(env, seen, dir)
+      if (place === null) break
+      list.push(place)
       if (dir === root) break
     }
-    searched = list
+    searched = { list, planted: list.some((search) => isPlanted(seen, search)) }
+    for (const { dir, head } of list)
+      for (const place of [dir, head]) {
+        const watchers = seen.watching.get(place)
+        if (watchers === undefined) seen.watching.set(place, [searched])
+        else watchers.push(searched)
+      }
     seen.searched.set(cwd, searched)
   }
   return searched
@@ -1173,21 +1230,22 @@ const gitSearch = (env: Env, seen: GitLookups, cwd: string): ReadonlyArray<GitSe
 export const plantedGitDirectory = (env: Env, command: MutableCommand, scope: Scope): void => {
   const seen = gitLookups(env)
   // The paths written so far, added to as the text goes on (once each: a long text has
-  // thousands of paths and many git commands).
+  // thousands of paths and many git commands); each marks the searches that look at it.
   for (; seen.paths < env.paths.length; seen.paths++) {
     const path = env.paths[seen.paths]!
-    if (path.access === "write") seen.written.add(path.path)
+    if (path.access !== "write" || seen.written.has(path.path)) continue
+    seen.written.add(path.path)
+    for (const searches of seen.watching.get(path.path) ?? []) searches.planted = true
   }
   for (const cwd of scope.cwds) {
-    for (const { dir, head, headExists } of gitSearch(env, seen, cwd)) {
-      if (headExists || seen.written.has(dir) || seen.written.has(head)) {
-        commandNote(
-          command,
-          "executes",
-          `git in ${dir} uses the repository there, made inside the project, whose configuration can run programs`
-        )
-        return
-      }
-    }
+    const searches = gitSearch(env, seen, cwd)
+    if (!searches.planted) continue
+    const { dir } = searches.list.find((search) => isPlanted(seen, search))!
+    commandNote(
+      command,
+      "executes",
+      `git in ${dir} uses the repository there, made inside the project, whose configuration can run programs`
+    )
+    return
   }
 }

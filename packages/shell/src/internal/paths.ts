@@ -12,9 +12,10 @@ export interface Resolver {
   readonly resolve: (absolute: string) => Resolved
   /**
    * `resolve(joinAsWritten(directory, relative))` for a path as written relative to an
-   * absolute directory, without building and looking up the joined path.
+   * absolute directory, without building and looking up the joined path. `names`:
+   * `relative.split("/")`, split once for a path resolved from many directories.
    */
-  readonly resolveIn: (directory: string, relative: string) => Resolved
+  readonly resolveIn: (directory: string, relative: string, names?: ReadonlyArray<string>) => Resolved
   /**
    * The names in a directory, `undefined` when it cannot be listed; listed once per
    * resolver (a glob in every directory a command may run in lists the same ones again).
@@ -24,6 +25,8 @@ export interface Resolver {
   readonly inside: (real: string, parent?: string) => boolean
   /** `parent`, `name`: those of {@link Resolved} for `real`, if known (the answer is the same). */
   readonly relative: (real: string, parent?: string, name?: string) => string
+  /** `relative(real, parent, name)` when `inside(real, parent)`, else `undefined`, in one look-up. */
+  readonly relativeIfInside: (real: string, parent?: string, name?: string) => string | undefined
   /**
    * What `fs.existsSync(absolute)` answers (something is there once every link is followed):
    * from the look-ups already made when they tell, else asked.
@@ -74,16 +77,17 @@ class KernelResolver implements Resolver {
   // Entries of real directories, by directory and name (the directory is real, so the path
   // is unambiguous). Two levels: the directory strings come from this cache, their hashes
   // are computed once, and no joined path is built and hashed for a look-up.
-  private readonly entries = new Map<string, Map<string, Resolved>>()
+  private readonly entries = new Map<string, Names>()
   private readonly unresolved = new Set<string>()
   // Paths we may not look up (no permission): only the kernel can say what is there.
   private readonly hidden = new Set<string>()
   private readonly listings = new Map<string, ReadonlyArray<string> | null>()
   // What is below paths that are missing or not directories, by path and name.
-  private readonly below = new Map<string, Map<string, Resolved>>()
+  private readonly below = new Map<string, Names>()
   // Where `resolveIn` starts from each directory (`null`: it joins and follows instead).
   private readonly starts = new Map<string, Resolved | null>()
-  // The project-relative path of each parent directory, `null` outside the project.
+  // What the project-relative paths of each parent directory's entries start with (`src/`;
+  // `""` in the root), `null` outside the project.
   private readonly under = new Map<string, string | null>()
   // What each absolute path followed from the top (depth 0) led to, as written.
   private readonly followed = new Map<string, Resolved>()
@@ -109,7 +113,7 @@ class KernelResolver implements Resolver {
     return this.follow(absolute, 0)
   }
 
-  resolveIn(directory: string, relative: string): Resolved {
+  resolveIn(directory: string, relative: string, names?: ReadonlyArray<string>): Resolved {
     // A walk is a fold over the components: from where `directory` leads, the components of
     // `relative` (as `follow` walks `directory/relative`). Not from a directory above the
     // root, whose paths may lead under it (those walk from the root's real path).
@@ -128,6 +132,11 @@ class KernelResolver implements Resolver {
     }
     if (current === null || relative === "" || relative.charCodeAt(0) === 47)
       return this.follow(joinAsWritten(directory, relative), 0)
+    if (names !== undefined) {
+      const last = names.length - 1
+      for (let i = 0; i < last; i++) current = this.step(current, names[i]!, 0)
+      return this.step(current, names[last]!, 0, false)
+    }
     let start = relative.indexOf("/")
     // One name (`README.md`): a single step, without slicing it out.
     if (start === -1) return this.step(current, relative, 0, false)
@@ -172,34 +181,43 @@ class KernelResolver implements Resolver {
     const root = this.realRoot().real
     if (parent === undefined) return path === root || path.startsWith(this.realRootPrefix)
     // `parent/name` is under the root when `parent` is the root or under it, or is the root.
-    return this.relativeOf(parent) !== null || path === root
+    return this.entriesUnder(parent) !== null || path === root
   }
 
   relative(path: string, parent?: string, name?: string): string {
     if (parent !== undefined && name !== undefined && NodePath.sep === "/") {
       // `parent/name` from the relative path of `parent`, without slicing the new path.
-      const above = this.relativeOf(parent)
-      if (above !== null) return above === "" ? name : `${above}/${name}`
+      const above = this.entriesUnder(parent)
+      if (above !== null) return above + name
     }
     const relative = path === this.realRoot().real ? "" : path.slice(this.realRootPrefix.length)
     return NodePath.sep === "/" ? relative : relative.split(NodePath.sep).join("/")
   }
 
-  // The project-relative path of a real directory (`""` for the root), `null` outside it;
-  // remembered per directory.
-  private relativeOf(directory: string): string | null {
-    let relative = this.under.get(directory)
-    if (relative === undefined) {
+  relativeIfInside(path: string, parent?: string, name?: string): string | undefined {
+    if (parent === undefined || name === undefined || NodePath.sep !== "/")
+      return this.inside(path, parent) ? this.relative(path, parent, name) : undefined
+    if (this.unresolved.size !== 0 && this.unresolved.has(path)) return undefined
+    const above = this.entriesUnder(parent)
+    if (above !== null) return above + name
+    return path === this.realRoot().real ? "" : undefined
+  }
+
+  // What the project-relative paths of a real directory's entries start with (`""` in the
+  // root), `null` outside it; remembered per directory.
+  private entriesUnder(directory: string): string | null {
+    let prefix = this.under.get(directory)
+    if (prefix === undefined) {
       const root = this.realRoot().real
-      relative =
+      prefix =
         directory === root
           ? ""
           : directory.startsWith(this.realRootPrefix)
-            ? directory.slice(this.realRootPrefix.length)
+            ? `${directory.slice(this.realRootPrefix.length)}/`
             : null
-      this.under.set(directory, relative)
+      this.under.set(directory, prefix)
     }
-    return relative
+    return prefix
   }
 
   private cannotFollow(real: string, reason: string): Resolved {
@@ -208,14 +226,14 @@ class KernelResolver implements Resolver {
   }
 
   private entry(directory: string, name: string, depth: number): Resolved {
-    let names = this.entries.get(directory)
-    if (names === undefined) {
-      names = new Map()
-      this.entries.set(directory, names)
+    let entries = this.entries.get(directory)
+    if (entries === undefined) {
+      entries = names(directory)
+      this.entries.set(directory, entries)
     }
-    const cached = names.get(name)
+    const cached = entries.resolved?.get(name)
     if (cached !== undefined) return cached
-    const path = child(directory, name)
+    const path = entries.prefix + name
     let result: Resolved
     const listed =
       this.rootListing !== undefined && directory === this.root ? this.rootListing(name) : undefined
@@ -249,7 +267,7 @@ class KernelResolver implements Resolver {
         ? this.follow(target, depth + 1)
         : this.walk(directory, target, depth + 1)
     }
-    names.set(name, result)
+    keep(entries, name, result)
     return result
   }
 
@@ -275,23 +293,21 @@ class KernelResolver implements Resolver {
     // Nothing exists below a missing file or a file that is not a directory.
     if (!current.directory) {
       // Remembered too: every word in a directory that does not exist walks below it.
-      let names = this.below.get(current.real)
-      const known = names?.get(name)
+      let below = this.below.get(current.real)
+      if (below === undefined) {
+        below = names(current.real)
+        this.below.set(current.real, below)
+      }
+      const known = below.resolved?.get(name)
       if (known !== undefined) return known
       const missing = {
-        real: child(current.real, name),
+        real: below.prefix + name,
         directory: false,
         exists: false,
         parent: current.real,
         name
       }
-      if (remember) {
-        if (names === undefined) {
-          names = new Map()
-          this.below.set(current.real, names)
-        }
-        names.set(name, missing)
-      }
+      if (remember) keep(below, name, missing)
       return missing
     }
     return this.entry(current.real, name, depth)
@@ -376,10 +392,35 @@ const lstat = (path: string): fs.Stats | "missing" | "hidden" => {
 const child = (directory: string, name: string): string =>
   directory.endsWith(NodePath.sep) ? directory + name : directory + NodePath.sep + name
 
+// What is known of the names in one directory (made with the first), and what their paths
+// start with (the directory and a separator, built once for all of them).
+interface Names {
+  readonly prefix: string
+  resolved: Map<string, Resolved> | undefined
+}
+const names = (directory: string): Names => ({ prefix: child(directory, ""), resolved: undefined })
+const keep = (names: Names, name: string, resolved: Resolved): void => {
+  if (names.resolved === undefined) names.resolved = new Map()
+  names.resolved.set(name, resolved)
+}
+
 /** `NodePath.resolve(...paths)`, without its work when the last is absolute and normal already. */
 export const resolvePath = (...paths: Array<string>): string => {
   const last = paths[paths.length - 1]!
   return isNormalAbsolute(last) ? last : NodePath.resolve(...paths)
+}
+
+/**
+ * `NodePath.resolve(directory, path)`, without its work when `directory/path` is absolute
+ * and normal already (the same string, then).
+ */
+export const resolveFrom = (directory: string, path: string): string => {
+  if (isNormalAbsolute(path)) return path
+  if (!NodePath.isAbsolute(path)) {
+    const joined = joinAsWritten(directory, path)
+    if (isNormalAbsolute(joined)) return joined
+  }
+  return NodePath.resolve(directory, path)
 }
 
 /** An absolute POSIX path with nothing to normalise: no `.`, `..`, doubled or trailing slash. */
