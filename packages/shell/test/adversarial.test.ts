@@ -360,7 +360,8 @@ layer(ShellParser.layer)("adversarial", (it) => {
     // Longer symlink chains than the kernel follows, /proc links, links made on the way.
     { command: "cat chain/l0", block: ALLOWLIST, expect: "ask" },
     { command: "echo x > chain/m0", block: DENY, expect: "ask" },
-    { command: "cd .git && echo x > /proc/self/cwd/config", block: DENY, expect: "ask" },
+    // /proc/self/cwd is where the command runs: this writes .git/config.
+    { command: "cd .git && echo x > /proc/self/cwd/config", block: DENY, expect: "deny" },
     { command: "ln -s .git q && echo x > q/config", block: DENY, expect: "ask" },
     {
       command: "New-Item -ItemType SymbolicLink -Path q -Target src; Set-Content q/x.ts x",

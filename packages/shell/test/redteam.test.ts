@@ -991,6 +991,19 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "echo ======", block: BUILTIN, expect: "allow" }
   ])
 
+  cases("/proc/self/cwd is where the command runs; a patch writes the files it names", [
+    // The /proc link was not followed, so `.git/*` never matched: only an ask, which yolo passed.
+    { command: "echo x > /proc/self/cwd/.git/config", block: EDIT_GIT, mode: "yolo", expect: "deny" },
+    { command: "cp notes.txt /proc/thread-self/cwd/.git/config", block: EDIT_GIT, expect: "deny" },
+    { command: "cd src && echo x > /proc/self/cwd/../.git/config", block: EDIT_GIT, expect: "deny" },
+    // The files a patch writes are named inside it: they were not judged at all.
+    { command: "patch -p1 < x.patch", block: EDIT_GIT, expect: "ask" },
+    { command: "git apply x.patch", block: EDIT_GIT, expect: "ask" },
+    { command: "git am x.mbox", block: EDIT_GIT, expect: "ask" },
+    { command: "patch --dry-run -p1 < x.patch", block: EDIT_GIT, expect: "allow" },
+    { command: "git apply --check x.patch", block: EDIT_GIT, expect: "allow" }
+  ])
+
   cases("`pushd -n` only stacks the directory: the commands after it run where they were", [
     // As the first command it replaced the project root, so `.git` was judged in /tmp.
     { command: `pushd -n ${project.outside}; rm -rf .git`, block: EDIT_GIT, expect: "deny" },

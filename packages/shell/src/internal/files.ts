@@ -439,11 +439,21 @@ function resolveWord(
         if (!out.some((seen) => seen.absolute === absolute)) out.push({ absolute, text: word.raw })
       }
     }
+  // `/proc/self/cwd/x` is `x` where the command runs (the link itself is not followed): judged
+  // there too, so `.git/*` rules hold for `> /proc/self/cwd/.git/config`.
+  const here = PROC_CWD.exec(path)
+  if (here !== null)
+    for (const cwd of scope.cwds) {
+      const absolute = joinAsWritten(cwd, here[1] ?? "")
+      if (!out.some((seen) => seen.absolute === absolute)) out.push({ absolute, text: word.raw })
+    }
   if (scope.unknown && !NodePath.isAbsolute(path)) {
     commandNote(command, "unmodelled", `\`${word.raw}\` is relative to a directory only known at run time`)
   }
   return out
 }
+
+const PROC_CWD = /^\/proc\/(?:self|thread-self)\/cwd(?:\/+(.*))?$/s
 
 // `New-Item -ItemType SymbolicLink | HardLink | Junction`: any item type but a plain file or
 // directory (`-Type` is its alias; `-ItemType:X` is one word).

@@ -28,6 +28,12 @@ const opaque = (sink: Sink, message: string): void => {
   sink.note("unmodelled", `${message}: what it runs is not visible here`)
 }
 
+// Files written that the text does not name (a patch's own file names): not judged.
+const unseenWrites = (sink: Sink, message: string): void => {
+  sink.note("writes", message)
+  sink.note("unmodelled", `${message}: which files is not visible here`)
+}
+
 // The value of `--flag=value`, or of `--flag value` / `-f value`.
 const optionValue = (args: ReadonlyArray<string>, index: number): string | undefined => {
   const a = args[index]
@@ -86,6 +92,9 @@ export const check = (key: string, words: ReadonlyArray<Word>, sink: Sink): void
       return
     case "git":
       git(name, words, sink)
+      return
+    case "patch":
+      if (!args.includes("--dry-run")) unseenWrites(sink, `${name} writes the files its patch names`)
       return
     case "go":
       args.forEach((a, i) => {
@@ -779,6 +788,8 @@ const runsProgram = (a: string): boolean => {
   return option.length >= 5 && RUNS_PROGRAM.some((full) => full.startsWith(option))
 }
 
+const GIT_APPLY_READS: ReadonlySet<string> = new Set(["--check", "--stat", "--numstat", "--summary"])
+
 const git = (name: string, words: ReadonlyArray<Word>, sink: Sink): void => {
   const args = values(words)
   let i = 0
@@ -849,6 +860,14 @@ const git = (name: string, words: ReadonlyArray<Word>, sink: Sink): void => {
     }
   })
   switch (sub) {
+    case "apply":
+      // Only --check and the summaries leave the files alone (unless --apply comes too).
+      if (rest.includes("--apply") || !rest.some((a) => GIT_APPLY_READS.has(a)))
+        unseenWrites(sink, `${name} apply writes the files its patch names`)
+      return
+    case "am":
+      unseenWrites(sink, `${name} am writes the files its patches name, and commits them`)
+      return
     case "push":
       if (
         rest.some(
