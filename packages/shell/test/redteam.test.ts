@@ -1004,6 +1004,24 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "git apply --check x.patch", block: EDIT_GIT, expect: "allow" }
   ])
 
+  cases("git filter-branch's filters and difftool -x are shell commands, judged as such", [
+    // They only asked (a filter not read), and yolo passed the rm deny.
+    {
+      command: "git filter-branch --tree-filter 'rm -rf src' HEAD",
+      block: DENY_RM,
+      mode: "yolo",
+      expect: "deny"
+    },
+    {
+      command: "git filter-branch --msg-filter='rm -rf src' HEAD",
+      block: DENY_RM,
+      mode: "yolo",
+      expect: "deny"
+    },
+    { command: "git difftool -x 'rm -rf src' HEAD", block: DENY_RM, mode: "yolo", expect: "deny" },
+    { command: "git filter-branch --subdirectory-filter src HEAD", block: DENY_RM, expect: "ask" }
+  ])
+
   cases("`pushd -n` only stacks the directory: the commands after it run where they were", [
     // As the first command it replaced the project root, so `.git` was judged in /tmp.
     { command: `pushd -n ${project.outside}; rm -rf .git`, block: EDIT_GIT, expect: "deny" },

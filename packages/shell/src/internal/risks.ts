@@ -776,6 +776,15 @@ const GIT_COMMANDS: ReadonlySet<string> = new Set(
 // Options of git's commands that run the program they name, as parse-options reads them: an
 // unambiguous prefix counts (`git ls-remote --upload-p=cmd`, `git rebase --exe cmd`).
 const RUNS_PROGRAM: ReadonlyArray<string> = ["--upload-pack", "--receive-pack", "--exec", "--extcmd"]
+const FILTER_BRANCH_COMMANDS: ReadonlyArray<string> = [
+  "--env-filter",
+  "--tree-filter",
+  "--index-filter",
+  "--parent-filter",
+  "--msg-filter",
+  "--commit-filter",
+  "--tag-name-filter"
+]
 const SEND_EMAIL_COMMANDS: ReadonlyArray<readonly [string, number]> = [
   ["--to-cmd", 7],
   ["--cc-cmd", 7],
@@ -920,6 +929,16 @@ const git = (name: string, words: ReadonlyArray<Word>, sink: Sink): void => {
         sink.note("destructive", `${name} stash ${rest[0]} deletes stashed changes`)
       return
     case "filter-branch":
+      // Each filter is a shell command run for every commit (or ref): judged as one.
+      rest.forEach((a, index) => {
+        const filter = FILTER_BRANCH_COMMANDS.find((option) => a === option || a.startsWith(`${option}=`))
+        if (filter === undefined) return
+        const command = optionValue(rest, index)
+        if (command) sink.text(command, "bash", `${name} filter-branch ${filter}`)
+      })
+      opaque(sink, `${name} ${sub} runs filter commands`)
+      sink.note("destructive", `${name} ${sub} rewrites history`)
+      return
     case "filter-repo":
       opaque(sink, `${name} ${sub} runs filter commands`)
       sink.note("destructive", `${name} ${sub} rewrites history`)
@@ -964,6 +983,14 @@ const git = (name: string, words: ReadonlyArray<Word>, sink: Sink): void => {
       }
       return
     case "difftool":
+      // `-x CMD` (`--extcmd`) is the diff program: run on every changed file.
+      rest.forEach((a, index) => {
+        if (a !== "-x") return
+        const command = rest[index + 1]
+        if (command) sink.text(command, "bash", `${name} difftool -x`)
+      })
+      opaque(sink, `${name} ${sub} runs a configured program`)
+      return
     case "mergetool":
     case "instaweb":
     case "web--browse":
