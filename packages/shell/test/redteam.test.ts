@@ -1224,4 +1224,19 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "git reflog", block: BUILTIN, expect: "allow" },
     { command: "git stash list", block: BUILTIN, expect: "allow" }
   ])
+
+  cases("a backtick substitution of nothing inside a word: the word is what it expands to", [
+    // tree-sitter reads `` ` ` `` as one token: the word was taken as `.e``nv`, a missing file.
+    { command: "cat .e``nv", block: USER, expect: "deny" },
+    { command: "cat .e` `nv", block: USER, expect: "deny" },
+    { command: "cat .e`\n`nv", block: USER, expect: "deny" },
+    { command: "cat .e``nv", block: OPEN_READS, expect: "deny" },
+    { command: "echo W > .e``nv", block: USER, expect: "deny" },
+    { command: "cp notes.txt .gi``t/config", block: EDIT_GIT, expect: "deny" },
+    { command: "r``m -rf src", block: DENY_RM, expect: "deny" },
+    // tree-sitter joins `cat`, "``" and `.env` across the blanks into one word.
+    { command: "cat `` .env", block: OPEN_READS, expect: "ask" },
+    { command: "cat notes``.txt", block: USER, expect: "allow" },
+    { command: "cat `echo notes.txt`", block: USER, expect: "ask" }
+  ])
 })

@@ -809,6 +809,12 @@ const collect = (node: SyntaxNode, parts: Array<Part>, ctx: Context): void => {
       collectString(node, parts, ctx)
       return
     case "concatenation": {
+      // tree-sitter joins words across blanks after a "``" (`cat `` .env` is one
+      // concatenation): text between the children is no part of one word.
+      if (!isContiguous(node)) {
+        parts.push({ kind: "dynamic", raw: node.text, pathValue: undefined })
+        return
+      }
       let skipped = -1
       for (const child of node.children) {
         // `$"…"` parses as `$` followed by a string: the `$` is not part of the value.
@@ -828,6 +834,9 @@ const collect = (node: SyntaxNode, parts: Array<Part>, ctx: Context): void => {
       parts.push({ kind: "dynamic", raw: node.text, pathValue: known })
       return
     }
+    case "``":
+      emptySubstitution(node, parts)
+      return
     default:
       if (!node.isNamed) {
         parts.push({ kind: "text", text: node.text, quoted: false })
@@ -847,12 +856,28 @@ const collectString = (node: SyntaxNode, parts: Array<Part>, ctx: Context): void
   }
   for (const child of node.children) {
     const type = child.type
-    if (type === "string_content" || !child.isNamed) continue
+    if (type === "string_content" || (!child.isNamed && type !== "``")) continue
     literal(cursor, child.startIndex)
     collect(child, parts, ctx)
     cursor = child.endIndex
   }
   literal(cursor, end)
+}
+
+// tree-sitter reads a backtick substitution holding only blanks as one anonymous "``"
+// token. bash runs nothing and substitutes nothing: `.e``nv` is `.env`. Anything else in
+// it is output only known at run time.
+const emptySubstitution = (node: SyntaxNode, parts: Array<Part>): void => {
+  if (!/^`[ \t\n]*`$/.test(node.text)) parts.push({ kind: "dynamic", raw: node.text, pathValue: undefined })
+}
+
+const isContiguous = (node: SyntaxNode): boolean => {
+  let end = node.startIndex
+  for (const child of node.children) {
+    if (child.startIndex !== end) return false
+    end = child.endIndex
+  }
+  return end === node.endIndex
 }
 
 const pushUnquoted = (text: string, parts: Array<Part>): void => {
