@@ -1239,4 +1239,30 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "cat notes``.txt", block: USER, expect: "allow" },
     { command: "cat `echo notes.txt`", block: USER, expect: "ask" }
   ])
+
+  cases("bracket expressions in globs: compiled as bash matches them, or not followed", [
+    // The gate's regex read these wrongly and missed .env (or .git).
+    { command: "cat .e[[:lower:]]v", block: USER, expect: "deny" },
+    { command: "cat .[]e]nv", block: USER, expect: "deny" },
+    { command: "cat .e[[=n=]]v", block: USER, expect: "deny" },
+    { command: "cat .e[[.n.]]v", block: USER, expect: "deny" },
+    { command: "cat .e[!a]v", block: OPEN_READS, expect: "deny" },
+    { command: "cat .e[^a]v", block: OPEN_READS, expect: "deny" },
+    { command: "cat .e[z-an]v", block: USER, expect: "deny" },
+    { command: "echo R > .gi[[:alpha:]]/config", block: EDIT_GIT, expect: "deny" },
+    { command: "cp notes.txt .g[[:alpha:]]t/config", block: EDIT_GIT, expect: "deny" },
+    // tree-sitter splits `.e[\n]v` into two words; bash reads one, `.e[n]v`.
+    // A quoted `]` in the bracket: which characters were quoted is not followed.
+    { command: "cat .e[n\\]]v", block: USER, expect: "ask" },
+    { command: "cat .e[[:foo:]]v", block: USER, expect: "ask" },
+    // PowerShell's brackets hold characters and ranges: `[!e]` is `!` or `e`.
+    { command: "Get-Content .[!e]nv", block: PS_USER, dialect: ps, expect: "ask" },
+    // A reversed range matches nothing (it threw in the gate's RegExp).
+    { command: "cat .e[z-a]v", block: USER, expect: "allow" },
+    { command: "cat src/*.ts", block: USER, expect: "allow" },
+    { command: "ls [abc]*.md", block: USER, expect: "allow" },
+    { command: "cat n[o]tes.txt", block: USER, expect: "allow" },
+    { command: "cat src/[a-z]*.ts", block: USER, expect: "allow" },
+    { command: "cat notes.tx[[:alpha:]]", block: USER, expect: "allow" }
+  ])
 })

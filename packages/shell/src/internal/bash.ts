@@ -714,6 +714,7 @@ export const wordOf = (node: SyntaxNode, ctx: Context, assignment = false): Word
   collect(node, parts, ctx)
   let isStatic = true
   let glob = false
+  let literalWildcards = false
   let pathKnown = true
   let value = ""
   let path = ""
@@ -722,16 +723,21 @@ export const wordOf = (node: SyntaxNode, ctx: Context, assignment = false): Word
     if (part.kind === "dynamic") {
       isStatic = false
       if (part.pathValue === undefined) pathKnown = false
-      else path += part.pathValue
+      else {
+        path += part.pathValue
+        if (hasWildcard(part.pathValue)) literalWildcards = true
+      }
       return
     }
     let text = part.text
+    if (part.quoted && hasWildcard(text)) literalWildcards = true
     if (!part.quoted) {
       if (hasGlobCharacter(text)) glob = true
       if (index === 0 && text.startsWith("~")) {
         const tilde = expandTilde(text, ctx.home())
         if (tilde === undefined) pathKnown = false
         else text = tilde
+        if (hasWildcard(ctx.home())) literalWildcards = true
       } else if (index === 0 && !assignment && ZSH_EQUALS.test(text)) {
         pathKnown = false
       } else if (assignment && text.includes(":~")) {
@@ -749,6 +755,7 @@ export const wordOf = (node: SyntaxNode, ctx: Context, assignment = false): Word
     isStatic,
     path: pathKnown ? path : undefined,
     glob,
+    ...(glob && literalWildcards ? { literalWildcards } : {}),
     ...(isStatic ? { segments } : {})
   }
 }
@@ -759,12 +766,14 @@ const plainWord = (text: string, ctx: Context, assignment: boolean): Word => {
   if (text.startsWith("~")) path = expandTilde(text, ctx.home())
   else if (!assignment && ZSH_EQUALS.test(text)) path = undefined
   else if (assignment && text.includes(":~")) path = text.replaceAll(":~/", `:${ctx.home()}/`)
+  const glob = hasGlobCharacter(text)
   return {
     value: text,
     raw: text,
     isStatic: true,
     path,
-    glob: hasGlobCharacter(text),
+    glob,
+    ...(glob && text.startsWith("~") && hasWildcard(ctx.home()) ? { literalWildcards: true } : {}),
     segments: [{ text, quoted: false }]
   }
 }
@@ -920,6 +929,8 @@ const runTimeWord = (raw: string): Word => ({
 
 const hasGlobCharacter = (text: string): boolean =>
   text.includes("*") || text.includes("?") || text.includes("[")
+
+const hasWildcard = (text: string): boolean => /[*?[\]\\]/.test(text)
 
 const unescapeDouble = (text: string): string =>
   !text.includes("\\") ? text : text.replace(/\\([$`"\\\n])/g, (_, c: string) => (c === "\n" ? "" : c))

@@ -3,6 +3,7 @@
 // resolved), and classified inside or outside the project.
 import * as fs from "node:fs"
 import * as NodePath from "node:path"
+import { type CompiledGlob, compileGlob } from "./glob.ts"
 import { checkRoot, type Listed, rememberRoot } from "./knownRoots.ts"
 
 export interface Resolver {
@@ -412,17 +413,17 @@ const MAX_GLOB_MATCHES = 200
 /**
  * Expands a glob against the file system the way bash does by default: no dotfiles unless
  * the pattern starts with a dot, and then `.` and `..` too (as dash and older bash match
- * them). Returns `undefined` past {@link MAX_GLOB_MATCHES} matches and `[]` when nothing
- * matches.
+ * them). Returns `[]` when nothing matches, and why not when the glob is not modelled (a
+ * form {@link compileGlob} does not know, or past {@link MAX_GLOB_MATCHES} matches).
  */
 export const expandGlob = (
   pattern: string,
   cwd: string,
-  /** PowerShell's wildcards match a leading dot too (`*.env` matches `.env`). */
-  dotfiles = false,
+  /** PowerShell's wildcards: they match a leading dot too (`*.env` matches `.env`). */
+  powershell = false,
   /** The names in a directory, `undefined` when it cannot be listed (a resolver's `list`). */
   list: (directory: string) => ReadonlyArray<string> | undefined = listDirectory
-): Array<string> | undefined => {
+): Array<string> | { readonly unmodelled: string } => {
   const absolute = NodePath.isAbsolute(pattern)
   const parts = pattern.split("/").filter((part, index) => part !== "" || index === 0)
   let current: Array<string> = [absolute ? "/" : cwd]
@@ -431,16 +432,17 @@ export const expandGlob = (
     if (!/[*?[]/.test(part)) {
       for (const dir of current) next.push(joinAsWritten(dir, part))
     } else {
-      const regex = globRegex(part)
+      const regex = globRegex(part, powershell)
+      if (!(regex instanceof RegExp)) return regex
       for (const dir of current) {
         let entries = list(dir)
         if (entries === undefined) continue
         // `.*` matches `.` and `..` in dash, in bash before 5.2 and with `globskipdots` off.
         if (part.startsWith(".")) entries = [".", "..", ...entries]
         for (const entry of entries) {
-          if (entry.startsWith(".") && !part.startsWith(".") && !dotfiles) continue
+          if (entry.startsWith(".") && !part.startsWith(".") && !powershell) continue
           if (regex.test(entry)) next.push(joinAsWritten(dir, entry))
-          if (next.length > MAX_GLOB_MATCHES) return undefined
+          if (next.length > MAX_GLOB_MATCHES) return { unmodelled: "it matches too many files to judge" }
         }
       }
     }
@@ -460,37 +462,16 @@ const listDirectory = (directory: string): Array<string> | undefined => {
 }
 
 // Compiled once per pattern part (a RegExp without the g or y flag keeps no state).
-const globRegexes = new Map<string, RegExp>()
+const globRegexes = new Map<string, CompiledGlob>()
 const MAX_GLOB_REGEXES = 256
 
-const globRegex = (part: string): RegExp => {
-  let regex = globRegexes.get(part)
+const globRegex = (part: string, powershell: boolean): CompiledGlob => {
+  const key = powershell ? `ps:${part}` : part
+  let regex = globRegexes.get(key)
   if (regex === undefined) {
     if (globRegexes.size >= MAX_GLOB_REGEXES) globRegexes.clear()
-    regex = compileGlob(part)
-    globRegexes.set(part, regex)
+    regex = compileGlob(part, powershell ? "powershell" : "bash")
+    globRegexes.set(key, regex)
   }
   return regex
-}
-
-const compileGlob = (part: string): RegExp => {
-  let source = "^"
-  for (let i = 0; i < part.length; i++) {
-    const c = part[i]!
-    if (c === "*") source += ".*"
-    else if (c === "?") source += "."
-    else if (c === "[") {
-      const end = part.indexOf("]", i + 2)
-      if (end === -1) source += "\\["
-      else {
-        const body = part
-          .slice(i + 1, end)
-          .replace(/^!/, "^")
-          .replace(/\\/g, "\\\\")
-        source += `[${body}]`
-        i = end
-      }
-    } else source += c.replace(/[.+^${}()|\\]/g, "\\$&")
-  }
-  return new RegExp(`${source}$`, "s")
 }
