@@ -1251,7 +1251,6 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "cat .e[z-an]v", block: USER, expect: "deny" },
     { command: "echo R > .gi[[:alpha:]]/config", block: EDIT_GIT, expect: "deny" },
     { command: "cp notes.txt .g[[:alpha:]]t/config", block: EDIT_GIT, expect: "deny" },
-    // tree-sitter splits `.e[\n]v` into two words; bash reads one, `.e[n]v`.
     // A quoted `]` in the bracket: which characters were quoted is not followed.
     { command: "cat .e[n\\]]v", block: USER, expect: "ask" },
     { command: "cat .e[[:foo:]]v", block: USER, expect: "ask" },
@@ -1264,5 +1263,17 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "cat n[o]tes.txt", block: USER, expect: "allow" },
     { command: "cat src/[a-z]*.ts", block: USER, expect: "allow" },
     { command: "cat notes.tx[[:alpha:]]", block: USER, expect: "allow" }
+  ])
+
+  cases("words tree-sitter splits in two are one word, as bash reads them", [
+    // `.e[\n]v` parses as `.e[` and `\n]v` side by side: two missing files, no .env.
+    { command: "cat .e[\\n]v", block: USER, expect: "deny" },
+    { command: "cat .e[\\n]v notes.txt", block: OPEN_READS, expect: "deny" },
+    { command: "echo W > x; cat .e[\\n]v", block: USER, expect: "deny" },
+    // Where the split word is a value, the command asks (as it did, for other reasons).
+    { command: "export A=.e[\\n]v; cat $A", block: OPEN_READS, expect: "ask" },
+    { command: "for f in .e[\\n]v; do cat $f; done", block: OPEN_READS, expect: "ask" },
+    { command: "cat notes[\\.]txt", block: USER, expect: "allow" },
+    { command: "echo hi>notes.txt", block: USER, expect: "allow" }
   ])
 })

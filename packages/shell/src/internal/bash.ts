@@ -49,6 +49,22 @@ const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/
 const ARITHMETIC_NUMBER = /^(0[xX][0-9a-fA-F]+|\d+#[0-9a-zA-Z@_]+|\d+)$/
 
 const RISKY_EXPANSION_OPERATORS = new Set(["@", "!"])
+// Nodes that are (part of) a word.
+const WORD_PARTS: ReadonlySet<string> = new Set([
+  "word",
+  "concatenation",
+  "string",
+  "raw_string",
+  "ansi_c_string",
+  "translated_string",
+  "simple_expansion",
+  "expansion",
+  "command_substitution",
+  "process_substitution",
+  "arithmetic_expansion",
+  "brace_expression",
+  "number"
+])
 
 export const walkBash = (root: SyntaxNode, source: string, home: () => string): WalkResult => {
   const ctx: Context = {
@@ -169,7 +185,7 @@ const visit = (node: SyntaxNode, ctx: Context): void => {
           assignments: words.map((value) => ({ name: variable.text, value })),
           words: [],
           redirects: [],
-          problems: []
+          problems: splitWords(values)
         })
       }
       visitChildren(node, ctx)
@@ -522,15 +538,31 @@ const buildCommand = (node: SyntaxNode, redirects: Array<RawRedirect>, ctx: Cont
   const problems: Array<string> = []
   const all = [...redirects]
   let skip = -1
+  // The nodes of the last word, while the next one may still be part of it.
+  let last: Array<SyntaxNode> = []
   for (const child of node.children) {
     const type = child.type
+    const previous = node.children[child.index - 1]
+    if (previous !== undefined && previous.endIndex === child.startIndex && WORD_PARTS.has(type)) {
+      if (last.length > 0 && last[last.length - 1]!.endIndex === child.startIndex) {
+        last.push(child)
+        words[words.length - 1] = joinedWord(last, ctx)
+        continue
+      }
+      if (previous.type === "variable_assignment")
+        problems.push(`tree-sitter split the word \`${clip(previous.text + child.text)}\` in two`)
+    }
+    last = []
     switch (type) {
       case "variable_assignment":
         assignments.push(buildAssignment(child, ctx))
         break
       case "command_name": {
         const inner = child.firstChild
-        if (inner) words.push(wordOf(inner, ctx))
+        if (inner) {
+          words.push(wordOf(inner, ctx))
+          last = [inner]
+        }
         break
       }
       case "file_redirect":
@@ -559,7 +591,10 @@ const buildCommand = (node: SyntaxNode, redirects: Array<RawRedirect>, ctx: Cont
           break
         }
         if (child.id === skip) break
-        if (type === "$" || child.isNamed) words.push(wordOf(child, ctx))
+        if (type === "$" || child.isNamed) {
+          words.push(wordOf(child, ctx))
+          last = [child]
+        }
     }
   }
   const base = { source: sourceOf(node, redirects), assignments, words, redirects: all, problems }
@@ -589,6 +624,17 @@ const sourceOf = (node: SyntaxNode, redirects: ReadonlyArray<RawRedirect>): stri
   return node.text.trim()
 }
 
+// Words tree-sitter split in two, side by side with nothing between them (`.e[\n]v`).
+const splitWords = (nodes: ReadonlyArray<SyntaxNode>): Array<string> => {
+  const problems: Array<string> = []
+  for (let i = 1; i < nodes.length; i++) {
+    const [before, after] = [nodes[i - 1]!, nodes[i]!]
+    if (before.endIndex === after.startIndex && WORD_PARTS.has(after.type))
+      problems.push(`tree-sitter split the word \`${clip(before.text + after.text)}\` in two`)
+  }
+  return problems
+}
+
 const buildDeclaration = (node: SyntaxNode, ctx: Context): RawCommand => {
   const assignments: Array<RawAssignment> = []
   const words: Array<Word> = []
@@ -612,7 +658,7 @@ const buildDeclaration = (node: SyntaxNode, ctx: Context): RawCommand => {
     assignments: [],
     words,
     redirects: [],
-    problems: [],
+    problems: splitWords(node.namedChildren),
     declared: assignments
   }
 }
@@ -710,8 +756,15 @@ export const wordOf = (node: SyntaxNode, ctx: Context, assignment = false): Word
     const text = node.text
     if (!text.includes("\\")) return plainWord(text, ctx, assignment)
   }
+  return joinedWord([node], ctx, assignment)
+}
+
+// One shell word from the nodes that make it up (tree-sitter splits some words in two:
+// `.e[\n]v` is `.e[` and `\n]v`, side by side).
+const joinedWord = (nodes: ReadonlyArray<SyntaxNode>, ctx: Context, assignment = false): Word => {
   const parts: Array<Part> = []
-  collect(node, parts, ctx)
+  for (const node of nodes) collect(node, parts, ctx)
+  const raw = ctx.source.slice(nodes[0]!.startIndex, nodes[nodes.length - 1]!.endIndex)
   let isStatic = true
   let glob = false
   let literalWildcards = false
@@ -748,10 +801,10 @@ export const wordOf = (node: SyntaxNode, ctx: Context, assignment = false): Word
     path += text
     segments.push({ text: part.text, quoted: part.quoted })
   })
-  if (!isStatic) value = node.text
+  if (!isStatic) value = raw
   return {
     value,
-    raw: node.text,
+    raw,
     isStatic,
     path: pathKnown ? path : undefined,
     glob,
