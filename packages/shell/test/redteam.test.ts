@@ -1276,4 +1276,18 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "cat notes[\\.]txt", block: USER, expect: "allow" },
     { command: "echo hi>notes.txt", block: USER, expect: "allow" }
   ])
+
+  cases("$PWD is the directory the command runs in only before a `/` or the end of the word", [
+    // `$PWD-x` is a sibling folder of the project: it was read as `./-x`, inside it.
+    { command: "cat $PWD-x/../outside/secret.txt", block: USER, expect: "ask" },
+    { command: "mkdir -p $PWD-x && cat $PWD-x/../outside/secret.txt", block: OPEN_READS, expect: "ask" },
+    { command: "cat ${PWD}-sec/secret.txt", block: USER, expect: "ask" },
+    { command: "echo P > ${PWD}-x/../project/.env", block: USER, expect: "ask" },
+    { command: "cat x$PWD/.env", block: OPEN_READS, expect: "ask" },
+    { command: "cat $PWD/notes.txt", block: USER, expect: "allow" },
+    { command: 'cat "$PWD/notes.txt"', block: USER, expect: "allow" },
+    { command: 'cat "$PWD"/src/index.ts', block: USER, expect: "allow" },
+    { command: "ls $PWD", block: USER, expect: "allow" },
+    { command: "cat $PWD/.env", block: USER, expect: "deny" }
+  ])
 })

@@ -775,7 +775,7 @@ const joinedWord = (nodes: ReadonlyArray<SyntaxNode>, ctx: Context, assignment =
   parts.forEach((part, index) => {
     if (part.kind === "dynamic") {
       isStatic = false
-      if (part.pathValue === undefined) pathKnown = false
+      if (part.pathValue === undefined || !standsAlone(parts, index)) pathKnown = false
       else {
         path += part.pathValue
         if (hasWildcard(part.pathValue)) literalWildcards = true
@@ -968,8 +968,22 @@ const knownVariable = (node: SyntaxNode, home: string): string | undefined => {
   if (node.type === "expansion" && node.childCount !== 3) return undefined
   const name = names[0]!.text
   if (name === "HOME") return home
-  if (name === "PWD") return "."
+  if (name === "PWD") return CURRENT_DIRECTORY
   return undefined
+}
+
+// `$PWD` as a path relative to the directory the command runs in.
+const CURRENT_DIRECTORY = "."
+// Whether the value of the known variable at `parts[index]` is its path there: `$PWD` (".")
+// only at the start of the word and before a `/` or its end (`$PWD-x` is a sibling folder
+// of the project, `x$PWD` another path).
+const standsAlone = (parts: ReadonlyArray<Part>, index: number): boolean => {
+  const part = parts[index]!
+  const next = parts[index + 1]
+  const after = next?.kind === "text" ? next.text : undefined
+  if (part.kind === "dynamic" && part.pathValue === CURRENT_DIRECTORY)
+    return index === 0 && (next === undefined || (after !== undefined && after.startsWith("/")))
+  return true
 }
 
 const runTimeWord = (raw: string): Word => ({
