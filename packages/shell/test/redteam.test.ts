@@ -79,6 +79,11 @@ const DENY_RM_ID = { bash: { "*": "allow", "rm *": "deny", id: "deny" } }
 const EDIT_SRC = { bash: { "*": "allow" }, edit: { "*": "allow", "src/*": "deny" } }
 /** Every command allowed, nothing under .git/ written. */
 const EDIT_GIT = { bash: { "*": "allow" }, edit: { "*": "allow", ".git/*": "deny" } }
+/** Every command allowed, and every folder outside the project but the home folder. */
+const HOME_DENIED = {
+  bash: { "*": "allow" },
+  external_directory: { "*": "allow", [`${project.home}/*`]: "deny" }
+}
 /** No configuration: opencode's defaults (gate-support's), which allow every command. */
 const NONE = {}
 /** Gatehouse's built-in defaults (`Defaults.ruleset`): only what the gate vouches harmless runs. */
@@ -1289,5 +1294,25 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: 'cat "$PWD"/src/index.ts', block: USER, expect: "allow" },
     { command: "ls $PWD", block: USER, expect: "allow" },
     { command: "cat $PWD/.env", block: USER, expect: "deny" }
+  ])
+
+  cases("zsh modifiers and subscripts after $name (the shell when $SHELL is zsh)", [
+    // zsh reads `$PWD:h` as the parent directory; the gate read `./:h/…`, inside the project.
+    { command: "cat $PWD:h/project/.env", block: USER, expect: "ask" },
+    { command: "cat $PWD:h/outside/secret.txt", block: USER, expect: "ask" },
+    { command: "echo P > $PWD:h/project/.env", block: USER, expect: "ask" },
+    { command: 'cat "$PWD:h"/project/.env', block: OPEN_READS, expect: "ask" },
+    { command: "cat ${PWD}:h/project/.env", block: OPEN_READS, expect: "ask" },
+    // `$HOME:h/home/.bashrc` is ~/.bashrc in zsh; the gate read `<home>:h/home/.bashrc`.
+    { command: "cat $HOME:h/home/.bashrc", block: HOME_DENIED, expect: "ask" },
+    { command: "cat ~/.bashrc", block: HOME_DENIED, expect: "deny" },
+    { command: "cat $PWD[1,-2]/x", block: USER, expect: "ask" },
+    // zsh's flags and substitution forms (asked already: bash syntax tree-sitter does not read).
+    { command: "cat ${~PWD}/.env", block: OPEN_READS, expect: "ask" },
+    { command: "cat $=PWD/.env", block: OPEN_READS, expect: "ask" },
+    { command: "cat ${(L)PWD}/.env", block: OPEN_READS, expect: "ask" },
+    { command: 'echo "a:b"', block: USER, expect: "allow" },
+    { command: "echo $HOME:x", block: USER, expect: "allow" },
+    { command: "git log --format=%h:%s", block: USER, expect: "allow" }
   ])
 })

@@ -974,13 +974,19 @@ const knownVariable = (node: SyntaxNode, home: string): string | undefined => {
 
 // `$PWD` as a path relative to the directory the command runs in.
 const CURRENT_DIRECTORY = "."
-// Whether the value of the known variable at `parts[index]` is its path there: `$PWD` (".")
-// only at the start of the word and before a `/` or its end (`$PWD-x` is a sibling folder
-// of the project, `x$PWD` another path).
+// zsh (the shell when $SHELL is zsh) reads `:h`, `:t`, `:a`, `:s/…/…/`, `:&`… right after
+// `$name` or `${name}` as modifiers (`$PWD:h` is the parent directory), and `[…]` as a
+// subscript (`$PWD[1,-3]` cuts it short).
+const ZSH_AFTER_NAME = /^(:[A-Za-z&]|\[)/
+
+// Whether the value of the known variable at `parts[index]` is its path there: not when zsh
+// would modify it, and `$PWD` (".") only at the start of the word and before a `/` or its
+// end (`$PWD-x` is a sibling folder of the project, `x$PWD` another path).
 const standsAlone = (parts: ReadonlyArray<Part>, index: number): boolean => {
   const part = parts[index]!
   const next = parts[index + 1]
   const after = next?.kind === "text" ? next.text : undefined
+  if (after !== undefined && ZSH_AFTER_NAME.test(after)) return false
   if (part.kind === "dynamic" && part.pathValue === CURRENT_DIRECTORY)
     return index === 0 && (next === undefined || (after !== undefined && after.startsWith("/")))
   return true
