@@ -988,7 +988,7 @@ const standsAlone = (parts: ReadonlyArray<Part>, index: number): boolean => {
   const after = next?.kind === "text" ? next.text : undefined
   if (after !== undefined && ZSH_AFTER_NAME.test(after)) return false
   if (part.kind === "dynamic" && part.pathValue === CURRENT_DIRECTORY)
-    return index === 0 && (next === undefined || (after !== undefined && after.startsWith("/")))
+    return index === 0 && (next === undefined || after?.startsWith("/") === true)
   return true
 }
 
