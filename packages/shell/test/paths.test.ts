@@ -418,6 +418,9 @@ describe("compileGlob", () => {
     "[[.n.]]",
     "[[=n=]]",
     "[[=e=]]",
+    "[![.a.]]",
+    "[^[=e=][]",
+    "[![:punct:][.a.][:lower:]-]",
     ".[]e]nv",
     ".e[[:lower:]]v",
     "[.]env",
@@ -465,6 +468,50 @@ describe("compileGlob", () => {
       else assert.deepStrictEqual(got, [...expected[i]!].sort(), pattern)
     })
   })
+
+  it.skipIf(spawnSync("bash", ["--version"]).status !== 0)(
+    "matches what bash matches on random patterns, or does not model them",
+    () => {
+      const dir = makeRoot()
+      for (const name of NAMES) fs.writeFileSync(NodePath.join(dir, name), "")
+      const pieces = [
+        "[",
+        "]",
+        "!",
+        "^",
+        "-",
+        ":",
+        "=",
+        ".",
+        "a",
+        "e",
+        "z",
+        "A",
+        "*",
+        "?",
+        "[:alpha:]",
+        "[:punct:]",
+        "[.a.]",
+        "[=e=]"
+      ]
+      let seed = 1
+      const next = (n: number) => {
+        seed = (seed * 1103515245 + 12345) & 0x7fffffff
+        return seed % n
+      }
+      const patterns = Array.from({ length: 2000 }, () =>
+        Array.from({ length: 1 + next(6) }, () => pieces[next(pieces.length)]).join("")
+      ).filter((pattern) => /[*?[]/.test(pattern))
+      const expected = bashMatches(dir, patterns)
+      patterns.forEach((pattern, i) => {
+        const regex = compileGlob(pattern)
+        if (!(regex instanceof RegExp)) return
+        const got = NAMES.filter((name) => regex.test(name))
+        assert.includeMembers(got, expected[i]!, pattern)
+        if (!pattern.includes("[=")) assert.sameMembers(got, expected[i]!, pattern)
+      })
+    }
+  )
 
   it("reports the forms it does not model, and never throws", () => {
     for (const pattern of UNMODELLED) assert.notInstanceOf(compileGlob(pattern), RegExp, pattern)

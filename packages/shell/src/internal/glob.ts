@@ -99,9 +99,13 @@ const bracket = (chars: ReadonlyArray<string>, start: number, dialect: "bash" | 
         if (test === undefined) return { unmodelled: `\`[:${name}:]\` is not a class known here` }
         for (let code = 0; code < 128; code++) if (test(code)) members.add(code)
       } else if (SINGLE.test(name)) {
-        // Another locale may hold both cases in one equivalence class: both are taken.
-        members.add(name.toLowerCase().charCodeAt(0))
-        members.add(name.toUpperCase().charCodeAt(0))
+        members.add(name.charCodeAt(0))
+        // Another locale may hold both cases in one equivalence class: both are taken,
+        // unless negated (more matched, never fewer).
+        if (kind === "=" && !negated) {
+          members.add(name.toLowerCase().charCodeAt(0))
+          members.add(name.toUpperCase().charCodeAt(0))
+        }
       } else return { unmodelled: `\`[${kind}${name}${kind}]\` is not modelled` }
       localeBound = true
       i = close + 2
