@@ -401,7 +401,6 @@ describe("compileGlob", () => {
     "[]]",
     "[!]]",
     "[^]]",
-    "[]-a]",
     "[!a]",
     "[^a]",
     "[a-c]",
@@ -412,9 +411,6 @@ describe("compileGlob", () => {
     "[-a]",
     "[a-c-e]",
     "[[]",
-    "[!]",
-    "[]",
-    "[a",
     "[[.n.]]",
     "[[=n=]]",
     "[[=e=]]",
@@ -432,6 +428,10 @@ describe("compileGlob", () => {
   ]
   // Forms not modelled: the glob is then not followed (the gate asks).
   const UNMODELLED = [
+    "[!]",
+    "[]",
+    "[a",
+    "[]-a]",
     "[[:foo:]]",
     "[[:alpha:]",
     "[a-[:alpha:]]",

@@ -1315,4 +1315,17 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "echo $HOME:x", block: USER, expect: "allow" },
     { command: "git log --format=%h:%s", block: USER, expect: "allow" }
   ])
+
+  cases("globs zsh reads otherwise than bash (the shell when $SHELL is zsh)", [
+    // zsh's `**/` is any depth of folders, this one too: `**/.env` is ./.env.
+    { command: "cat **/.env", block: USER, expect: "deny" },
+    { command: "cat src/**/../.env", block: OPEN_READS, expect: "deny" },
+    { command: "cat ***/.env", block: OPEN_READS, expect: "ask" },
+    // `[!]` is any character in zsh (bash reads the word as written), `[]-a]` differs too.
+    { command: "cat .e[!]v", block: USER, expect: "ask" },
+    { command: "cat .e[]-o]v", block: USER, expect: "ask" },
+    { command: "cat **/index.ts", block: USER, expect: "allow" },
+    { command: "cat src/**/*.ts", block: USER, expect: "allow" },
+    { command: "ls **/*.json", block: USER, expect: "allow" }
+  ])
 })

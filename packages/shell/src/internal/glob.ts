@@ -1,5 +1,6 @@
 // Compiles one component of a glob (no `/`) to a RegExp that matches the names bash's
-// pattern matching does. An allow-list: only the forms whose meaning is certain are compiled;
+// pattern matching does (and zsh's, the shell when $SHELL is zsh: where the two differ, the
+// names of both). An allow-list: only the forms whose meaning is certain are compiled;
 // anything else is reported as not modelled, never guessed (a wrong guess misses the file
 // the shell reaches, e.g. `.e[[:lower:]]v` is .env).
 
@@ -47,11 +48,8 @@ export const compileGlob = (part: string, dialect: "bash" | "powershell" = "bash
     else if (c === "[") {
       const parsed = bracket(chars, i, dialect)
       if ("unmodelled" in parsed) return parsed
-      if (parsed.end === undefined) source += literal(c)
-      else {
-        source += parsed.source
-        i = parsed.end
-      }
+      source += parsed.source
+      i = parsed.end
     } else source += literal(c)
   }
   try {
@@ -61,12 +59,9 @@ export const compileGlob = (part: string, dialect: "bash" | "powershell" = "bash
   }
 }
 
-type Bracket = { readonly source: string; readonly end: number | undefined } | { readonly unmodelled: string }
+type Bracket = { readonly source: string; readonly end: number } | { readonly unmodelled: string }
 
-/**
- * The bracket expression opening at `chars[start]` (`[`): its RegExp source and the index
- * of its closing `]`, or `end` undefined when it never closes (the `[` is then literal).
- */
+/** The bracket expression opening at `chars[start]` (`[`): its RegExp source and the index of its closing `]`. */
 const bracket = (chars: ReadonlyArray<string>, start: number, dialect: "bash" | "powershell"): Bracket => {
   let i = start + 1
   const negated = chars[i] === "!" || chars[i] === "^"
@@ -81,14 +76,15 @@ const bracket = (chars: ReadonlyArray<string>, start: number, dialect: "bash" | 
   // Classes, equivalence classes and ranges mean other characters in other locales (a
   // UTF-8 `[[:lower:]]` matches é): a name's non-ASCII character may match them.
   let localeBound = false
-  const unclosed = (): Bracket =>
-    chars.slice(start + 1, i).includes("[")
-      ? { unmodelled: "a bracket expression holding `[` never closes" }
-      : { source: "", end: undefined }
   for (let first = true; ; first = false) {
-    if (i >= chars.length) return unclosed()
+    // bash reads the `[` as a plain character, zsh refuses the pattern or reads it otherwise
+    // (`[!]` is any character there).
+    if (i >= chars.length) return { unmodelled: "a bracket expression never closes" }
     const c = chars[i]!
     if (c === "]" && !first) break
+    // `[]-a]`: bash reads a range from `]`, zsh the characters `]`, `-` and `a`.
+    if (c === "]" && chars[i + 1] === "-" && chars[i + 2] !== "]")
+      return { unmodelled: "a range from `]` (bash and zsh read it differently)" }
     if (c === "[" && (chars[i + 1] === ":" || chars[i + 1] === "=" || chars[i + 1] === ".")) {
       const kind = chars[i + 1]!
       const close = findClose(chars, i + 2, kind)

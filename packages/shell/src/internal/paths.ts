@@ -427,9 +427,19 @@ export const expandGlob = (
   const absolute = NodePath.isAbsolute(pattern)
   const parts = pattern.split("/").filter((part, index) => part !== "" || index === 0)
   let current: Array<string> = [absolute ? "/" : cwd]
-  for (const part of absolute ? parts.slice(1) : parts) {
+  const components = absolute ? parts.slice(1) : parts
+  for (const [index, part] of components.entries()) {
     const next: Array<string> = []
-    if (!/[*?[]/.test(part)) {
+    if (part === "***" && index < components.length - 1)
+      // zsh's `***/`: any depth of folders, through symbolic links (which may loop).
+      return { unmodelled: "zsh reads `***/` as any depth of folders, through links" }
+    if (part === "**" && index < components.length - 1) {
+      // zsh (the shell when $SHELL is zsh) reads `**/` as any depth of folders, this one
+      // too, not through links; bash as `*/`. Both are taken.
+      const below = foldersBelow(current, list)
+      if (below === undefined) return { unmodelled: "it matches too many folders to judge" }
+      next.push(...current, ...below)
+    } else if (!/[*?[]/.test(part)) {
       for (const dir of current) next.push(joinAsWritten(dir, part))
     } else {
       const regex = globRegex(part, powershell)
@@ -451,6 +461,34 @@ export const expandGlob = (
   }
   // A dangling symlink is a match too: writing through it creates its target.
   return current.filter((path) => lstat(path) !== "missing")
+}
+
+// The folders below `roots` that `*/` (a link to a folder too) or zsh's `**/` (any depth,
+// not through a link) match: none hidden. `undefined` past MAX_GLOB_MATCHES.
+const foldersBelow = (
+  roots: ReadonlyArray<string>,
+  list: (directory: string) => ReadonlyArray<string> | undefined
+): Array<string> | undefined => {
+  const found: Array<string> = []
+  const pending = roots.map((path) => ({ path, depth: 0 }))
+  for (let folder = pending.pop(); folder !== undefined; folder = pending.pop()) {
+    for (const entry of list(folder.path) ?? []) {
+      if (entry.startsWith(".")) continue
+      const path = joinAsWritten(folder.path, entry)
+      const stat = lstat(path)
+      const link = typeof stat === "object" && stat.isSymbolicLink()
+      if (
+        link
+          ? folder.depth > 0 || list(path) === undefined
+          : !(typeof stat === "object" && stat.isDirectory())
+      )
+        continue
+      found.push(path)
+      if (!link) pending.push({ path, depth: folder.depth + 1 })
+      if (found.length > MAX_GLOB_MATCHES) return undefined
+    }
+  }
+  return found
 }
 
 const listDirectory = (directory: string): Array<string> | undefined => {
