@@ -32,7 +32,8 @@ const isDigit = (c: number) => c >= 48 && c <= 57
 const SINGLE = /^[A-Za-z0-9]$/
 
 /**
- * `powershell`: its wildcards ignore case, and its brackets hold characters and ranges
+ * `powershell`: its wildcards may ignore case even on Linux (a `-Path` wildcard does, a
+ * `-Filter` does not), so both cases are taken; its brackets hold characters and ranges
  * only (no negation or classes: `[!e]` is `!` or `e`), so any other form is not modelled.
  */
 export const compileGlob = (part: string, dialect: "bash" | "powershell" = "bash"): CompiledGlob => {
