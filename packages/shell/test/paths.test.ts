@@ -1,5 +1,6 @@
 // Path resolution helpers. The listing of a project root, which spares its entries a lookup
 // each, must never say "missing" for a name that is there, nor outlive a change to the root.
+import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import { createRequire, syncBuiltinESMExports } from "node:module"
 import * as os from "node:os"
@@ -10,6 +11,7 @@ import * as Effect from "effect/Effect"
 import * as TestClock from "effect/testing/TestClock"
 import { afterEach } from "vitest"
 import { ShellAnalysis, ShellGate, ShellParser } from "../src/index.ts"
+import { compileGlob } from "../src/internal/glob.ts"
 import { checkRoot, rememberRoot } from "../src/internal/knownRoots.ts"
 import { joinAsWritten, makeResolver, type Resolved, resolvePath } from "../src/internal/paths.ts"
 
@@ -359,5 +361,177 @@ describe("Resolver.exists", () => {
       assert.strictEqual(warm.exists(path), expected, `warm: ${path}`)
       assert.strictEqual(listed.exists(path), expected, `listed: ${path}`)
     }
+  })
+})
+
+describe("compileGlob", () => {
+  // Names with the characters bracket expressions treat specially.
+  const NAMES = [
+    "a",
+    "b",
+    "c",
+    "e",
+    "n",
+    "x",
+    "z",
+    "A",
+    "E",
+    "Z",
+    "0",
+    "_",
+    "!",
+    "^",
+    "]",
+    "[",
+    "-",
+    "`",
+    ":",
+    ".env",
+    "env",
+    "ab"
+  ]
+  // Forms compiled exactly: each must match what bash matches.
+  const COMPILED = [
+    "[[:lower:]]",
+    "[[:upper:]]",
+    "[[:alpha:]]",
+    "[[:alnum:]]",
+    "[[:digit:]]",
+    "[[:punct:]]",
+    "[[:word:]]",
+    "[[:xdigit:]]",
+    "[[:alpha:][:digit:]]",
+    "[![:alpha:]]",
+    "[[:alpha:]-]",
+    "[]e]",
+    "[]]",
+    "[!]]",
+    "[^]]",
+    "[!a]",
+    "[^a]",
+    "[a-c]",
+    "[z-a]",
+    "[z-ab]",
+    "[!z-a]",
+    "[a-]",
+    "[-a]",
+    "[a-c-e]",
+    "[[]",
+    "[[.n.]]",
+    "[[=n=]]",
+    "[[=e=]]",
+    "[![.a.]]",
+    "[^[=e=][]",
+    "[![:punct:][.a.][:lower:]-]",
+    ".[]e]nv",
+    ".e[[:lower:]]v",
+    "[.]env",
+    "*",
+    "?",
+    "[*]",
+    "[?]",
+    "?[b]"
+  ]
+  // Forms not modelled: the glob is then not followed (the gate asks).
+  const UNMODELLED = [
+    "[!]",
+    "[]",
+    "[a",
+    "[]-a]",
+    "[[:foo:]]",
+    "[[:alpha:]",
+    "[a-[:alpha:]]",
+    "[[.a.]-c]",
+    "[[.hyphen.]]",
+    "[[=ab=]]",
+    "[\\n]",
+    "[n\\]]",
+    "[é]"
+  ]
+
+  const bashMatches = (dir: string, patterns: ReadonlyArray<string>): Array<Array<string>> => {
+    const script = `shopt -s nullglob dotglob; for p in "$@"; do set -- $p; printf '%s\\n' "$@"; echo //; done`
+    const result = spawnSync("bash", ["-c", script, "bash", ...patterns], { cwd: dir, encoding: "utf8" })
+    return (
+      result.stdout
+        .split("//\n")
+        .slice(0, patterns.length)
+        // (A word that is no pattern to bash, `[a`, comes back as written.)
+        .map((block) => block.split("\n").filter((name) => NAMES.includes(name)))
+    )
+  }
+
+  it.skipIf(spawnSync("bash", ["--version"]).status !== 0)("matches what bash matches", () => {
+    const dir = makeRoot()
+    for (const name of NAMES) fs.writeFileSync(NodePath.join(dir, name), "")
+    const expected = bashMatches(dir, COMPILED)
+    COMPILED.forEach((pattern, i) => {
+      const regex = compileGlob(pattern)
+      assert.instanceOf(regex, RegExp, pattern)
+      const got = NAMES.filter((name) => (regex as RegExp).test(name)).sort()
+      // An equivalence class is taken with both cases (another locale may hold both).
+      if (pattern.startsWith("[[=")) assert.includeMembers(got, expected[i]!, pattern)
+      else assert.deepStrictEqual(got, [...expected[i]!].sort(), pattern)
+    })
+  })
+
+  it.skipIf(spawnSync("bash", ["--version"]).status !== 0)(
+    "matches what bash matches on random patterns, or does not model them",
+    () => {
+      const dir = makeRoot()
+      for (const name of NAMES) fs.writeFileSync(NodePath.join(dir, name), "")
+      const pieces = [
+        "[",
+        "]",
+        "!",
+        "^",
+        "-",
+        ":",
+        "=",
+        ".",
+        "a",
+        "e",
+        "z",
+        "A",
+        "*",
+        "?",
+        "[:alpha:]",
+        "[:punct:]",
+        "[.a.]",
+        "[=e=]"
+      ]
+      let seed = 1
+      const next = (n: number) => {
+        seed = (seed * 1103515245 + 12345) & 0x7fffffff
+        return seed % n
+      }
+      const patterns = Array.from({ length: 2000 }, () =>
+        Array.from({ length: 1 + next(6) }, () => pieces[next(pieces.length)]).join("")
+      ).filter((pattern) => /[*?[]/.test(pattern))
+      const expected = bashMatches(dir, patterns)
+      patterns.forEach((pattern, i) => {
+        const regex = compileGlob(pattern)
+        if (!(regex instanceof RegExp)) return
+        const got = NAMES.filter((name) => regex.test(name))
+        assert.includeMembers(got, expected[i]!, pattern)
+        if (!pattern.includes("[=")) assert.sameMembers(got, expected[i]!, pattern)
+      })
+    }
+  )
+
+  it("reports the forms it does not model, and never throws", () => {
+    for (const pattern of UNMODELLED) assert.notInstanceOf(compileGlob(pattern), RegExp, pattern)
+  })
+
+  it("takes a name's non-ASCII character as a match of a class, a range or a negation", () => {
+    for (const pattern of ["[[:lower:]]", "[a-z]", "[!a]", "[[=e=]]"])
+      assert.isTrue((compileGlob(pattern) as RegExp).test("é"), pattern)
+    assert.isFalse((compileGlob("[ab]") as RegExp).test("é"))
+  })
+
+  it("reads PowerShell brackets as characters and ranges, ignoring case", () => {
+    assert.isTrue((compileGlob(".[E]NV", "powershell") as RegExp).test(".env"))
+    for (const pattern of ["[!e]", "[^e]", "[[:alpha:]]", "[]e]"])
+      assert.notInstanceOf(compileGlob(pattern, "powershell"), RegExp, pattern)
   })
 })

@@ -79,6 +79,11 @@ const DENY_RM_ID = { bash: { "*": "allow", "rm *": "deny", id: "deny" } }
 const EDIT_SRC = { bash: { "*": "allow" }, edit: { "*": "allow", "src/*": "deny" } }
 /** Every command allowed, nothing under .git/ written. */
 const EDIT_GIT = { bash: { "*": "allow" }, edit: { "*": "allow", ".git/*": "deny" } }
+/** Every command allowed, and every folder outside the project but the home folder. */
+const HOME_DENIED = {
+  bash: { "*": "allow" },
+  external_directory: { "*": "allow", [`${project.home}/*`]: "deny" }
+}
 /** No configuration: opencode's defaults (gate-support's), which allow every command. */
 const NONE = {}
 /** Gatehouse's built-in defaults (`Defaults.ruleset`): only what the gate vouches harmless runs. */
@@ -1254,5 +1259,104 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "git log --stat src", block: BUILTIN, expect: "allow" },
     { command: "git reflog", block: BUILTIN, expect: "allow" },
     { command: "git stash list", block: BUILTIN, expect: "allow" }
+  ])
+
+  cases("a backtick substitution of nothing inside a word: the word is what it expands to", [
+    // tree-sitter reads `` ` ` `` as one token: the word was taken as `.e``nv`, a missing file.
+    { command: "cat .e``nv", block: USER, expect: "deny" },
+    { command: "cat .e` `nv", block: USER, expect: "deny" },
+    { command: "cat .e`\n`nv", block: USER, expect: "deny" },
+    { command: "cat .e``nv", block: OPEN_READS, expect: "deny" },
+    { command: "echo W > .e``nv", block: USER, expect: "deny" },
+    { command: "cp notes.txt .gi``t/config", block: EDIT_GIT, expect: "deny" },
+    { command: "r``m -rf src", block: DENY_RM, expect: "deny" },
+    // tree-sitter joins `cat`, "``" and `.env` across the blanks into one word.
+    { command: "cat `` .env", block: OPEN_READS, expect: "ask" },
+    { command: "cat notes``.txt", block: USER, expect: "allow" },
+    { command: "cat `echo notes.txt`", block: USER, expect: "ask" }
+  ])
+
+  cases("bracket expressions in globs: compiled as bash matches them, or not followed", [
+    // The gate's regex read these wrongly and missed .env (or .git).
+    { command: "cat .e[[:lower:]]v", block: USER, expect: "deny" },
+    { command: "cat .[]e]nv", block: USER, expect: "deny" },
+    { command: "cat .e[[=n=]]v", block: USER, expect: "deny" },
+    { command: "cat .e[[.n.]]v", block: USER, expect: "deny" },
+    { command: "cat .e[!a]v", block: OPEN_READS, expect: "deny" },
+    { command: "cat .e[^a]v", block: OPEN_READS, expect: "deny" },
+    { command: "cat .e[z-an]v", block: USER, expect: "deny" },
+    { command: "echo R > .gi[[:alpha:]]/config", block: EDIT_GIT, expect: "deny" },
+    { command: "cp notes.txt .g[[:alpha:]]t/config", block: EDIT_GIT, expect: "deny" },
+    // A quoted `]` in the bracket: which characters were quoted is not followed.
+    { command: "cat .e[n\\]]v", block: USER, expect: "ask" },
+    { command: "cat .e[[:foo:]]v", block: USER, expect: "ask" },
+    // PowerShell's brackets hold characters and ranges: `[!e]` is `!` or `e`.
+    { command: "Get-Content .[!e]nv", block: PS_USER, dialect: ps, expect: "ask" },
+    // A reversed range matches nothing (it threw in the gate's RegExp).
+    { command: "cat .e[z-a]v", block: USER, expect: "allow" },
+    { command: "cat src/*.ts", block: USER, expect: "allow" },
+    { command: "ls [abc]*.md", block: USER, expect: "allow" },
+    { command: "cat n[o]tes.txt", block: USER, expect: "allow" },
+    { command: "cat src/[a-z]*.ts", block: USER, expect: "allow" },
+    { command: "cat notes.tx[[:alpha:]]", block: USER, expect: "allow" }
+  ])
+
+  cases("words tree-sitter splits in two are one word, as bash reads them", [
+    // `.e[\n]v` parses as `.e[` and `\n]v` side by side: two missing files, no .env.
+    { command: "cat .e[\\n]v", block: USER, expect: "deny" },
+    { command: "cat .e[\\n]v notes.txt", block: OPEN_READS, expect: "deny" },
+    { command: "echo W > x; cat .e[\\n]v", block: USER, expect: "deny" },
+    // Where the split word is a value, the command asks (as it did, for other reasons).
+    { command: "export A=.e[\\n]v; cat $A", block: OPEN_READS, expect: "ask" },
+    { command: "for f in .e[\\n]v; do cat $f; done", block: OPEN_READS, expect: "ask" },
+    { command: "cat notes[\\.]txt", block: USER, expect: "allow" },
+    { command: "echo hi>notes.txt", block: USER, expect: "allow" }
+  ])
+
+  cases("$PWD is the directory the command runs in only before a `/` or the end of the word", [
+    // `$PWD-x` is a sibling folder of the project: it was read as `./-x`, inside it.
+    { command: "cat $PWD-x/../outside/secret.txt", block: USER, expect: "ask" },
+    { command: "mkdir -p $PWD-x && cat $PWD-x/../outside/secret.txt", block: OPEN_READS, expect: "ask" },
+    { command: "cat ${PWD}-sec/secret.txt", block: USER, expect: "ask" },
+    { command: "echo P > ${PWD}-x/../project/.env", block: USER, expect: "ask" },
+    { command: "cat x$PWD/.env", block: OPEN_READS, expect: "ask" },
+    { command: "cat $PWD/notes.txt", block: USER, expect: "allow" },
+    { command: 'cat "$PWD/notes.txt"', block: USER, expect: "allow" },
+    { command: 'cat "$PWD"/src/index.ts', block: USER, expect: "allow" },
+    { command: "ls $PWD", block: USER, expect: "allow" },
+    { command: "cat $PWD/.env", block: USER, expect: "deny" }
+  ])
+
+  cases("zsh modifiers and subscripts after $name (the shell when $SHELL is zsh)", [
+    // zsh reads `$PWD:h` as the parent directory; the gate read `./:h/…`, inside the project.
+    { command: "cat $PWD:h/project/.env", block: USER, expect: "ask" },
+    { command: "cat $PWD:h/outside/secret.txt", block: USER, expect: "ask" },
+    { command: "echo P > $PWD:h/project/.env", block: USER, expect: "ask" },
+    { command: 'cat "$PWD:h"/project/.env', block: OPEN_READS, expect: "ask" },
+    { command: "cat ${PWD}:h/project/.env", block: OPEN_READS, expect: "ask" },
+    // `$HOME:h/home/.bashrc` is ~/.bashrc in zsh; the gate read `<home>:h/home/.bashrc`.
+    { command: "cat $HOME:h/home/.bashrc", block: HOME_DENIED, expect: "ask" },
+    { command: "cat ~/.bashrc", block: HOME_DENIED, expect: "deny" },
+    { command: "cat $PWD[1,-2]/x", block: USER, expect: "ask" },
+    // zsh's flags and substitution forms (asked already: bash syntax tree-sitter does not read).
+    { command: "cat ${~PWD}/.env", block: OPEN_READS, expect: "ask" },
+    { command: "cat $=PWD/.env", block: OPEN_READS, expect: "ask" },
+    { command: "cat ${(L)PWD}/.env", block: OPEN_READS, expect: "ask" },
+    { command: 'echo "a:b"', block: USER, expect: "allow" },
+    { command: "echo $HOME:x", block: USER, expect: "allow" },
+    { command: "git log --format=%h:%s", block: USER, expect: "allow" }
+  ])
+
+  cases("globs zsh reads otherwise than bash (the shell when $SHELL is zsh)", [
+    // zsh's `**/` is any depth of folders, this one too: `**/.env` is ./.env.
+    { command: "cat **/.env", block: USER, expect: "deny" },
+    { command: "cat src/**/../.env", block: OPEN_READS, expect: "deny" },
+    { command: "cat ***/.env", block: OPEN_READS, expect: "ask" },
+    // `[!]` is any character in zsh (bash reads the word as written), `[]-a]` differs too.
+    { command: "cat .e[!]v", block: USER, expect: "ask" },
+    { command: "cat .e[]-o]v", block: USER, expect: "ask" },
+    { command: "cat **/index.ts", block: USER, expect: "allow" },
+    { command: "cat src/**/*.ts", block: USER, expect: "allow" },
+    { command: "ls **/*.json", block: USER, expect: "allow" }
   ])
 })

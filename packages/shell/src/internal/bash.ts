@@ -49,6 +49,22 @@ const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/
 const ARITHMETIC_NUMBER = /^(0[xX][0-9a-fA-F]+|\d+#[0-9a-zA-Z@_]+|\d+)$/
 
 const RISKY_EXPANSION_OPERATORS = new Set(["@", "!"])
+// Nodes that are (part of) a word.
+const WORD_PARTS: ReadonlySet<string> = new Set([
+  "word",
+  "concatenation",
+  "string",
+  "raw_string",
+  "ansi_c_string",
+  "translated_string",
+  "simple_expansion",
+  "expansion",
+  "command_substitution",
+  "process_substitution",
+  "arithmetic_expansion",
+  "brace_expression",
+  "number"
+])
 
 export const walkBash = (root: SyntaxNode, source: string, home: () => string): WalkResult => {
   const ctx: Context = {
@@ -169,7 +185,7 @@ const visit = (node: SyntaxNode, ctx: Context): void => {
           assignments: words.map((value) => ({ name: variable.text, value })),
           words: [],
           redirects: [],
-          problems: []
+          problems: splitWords(values)
         })
       }
       visitChildren(node, ctx)
@@ -522,15 +538,31 @@ const buildCommand = (node: SyntaxNode, redirects: Array<RawRedirect>, ctx: Cont
   const problems: Array<string> = []
   const all = [...redirects]
   let skip = -1
+  // The nodes of the last word, while the next one may still be part of it.
+  let last: Array<SyntaxNode> = []
   for (const child of node.children) {
     const type = child.type
+    const previous = node.children[child.index - 1]
+    if (previous !== undefined && previous.endIndex === child.startIndex && WORD_PARTS.has(type)) {
+      if (last.length > 0 && last[last.length - 1]!.endIndex === child.startIndex) {
+        last.push(child)
+        words[words.length - 1] = joinedWord(last, ctx)
+        continue
+      }
+      if (previous.type === "variable_assignment")
+        problems.push(`tree-sitter split the word \`${clip(previous.text + child.text)}\` in two`)
+    }
+    last = []
     switch (type) {
       case "variable_assignment":
         assignments.push(buildAssignment(child, ctx))
         break
       case "command_name": {
         const inner = child.firstChild
-        if (inner) words.push(wordOf(inner, ctx))
+        if (inner) {
+          words.push(wordOf(inner, ctx))
+          last = [inner]
+        }
         break
       }
       case "file_redirect":
@@ -559,7 +591,10 @@ const buildCommand = (node: SyntaxNode, redirects: Array<RawRedirect>, ctx: Cont
           break
         }
         if (child.id === skip) break
-        if (type === "$" || child.isNamed) words.push(wordOf(child, ctx))
+        if (type === "$" || child.isNamed) {
+          words.push(wordOf(child, ctx))
+          last = [child]
+        }
     }
   }
   const base = { source: sourceOf(node, redirects), assignments, words, redirects: all, problems }
@@ -589,6 +624,17 @@ const sourceOf = (node: SyntaxNode, redirects: ReadonlyArray<RawRedirect>): stri
   return node.text.trim()
 }
 
+// Words tree-sitter split in two, side by side with nothing between them (`.e[\n]v`).
+const splitWords = (nodes: ReadonlyArray<SyntaxNode>): Array<string> => {
+  const problems: Array<string> = []
+  for (let i = 1; i < nodes.length; i++) {
+    const [before, after] = [nodes[i - 1]!, nodes[i]!]
+    if (before.endIndex === after.startIndex && WORD_PARTS.has(after.type))
+      problems.push(`tree-sitter split the word \`${clip(before.text + after.text)}\` in two`)
+  }
+  return problems
+}
+
 const buildDeclaration = (node: SyntaxNode, ctx: Context): RawCommand => {
   const assignments: Array<RawAssignment> = []
   const words: Array<Word> = []
@@ -612,7 +658,7 @@ const buildDeclaration = (node: SyntaxNode, ctx: Context): RawCommand => {
     assignments: [],
     words,
     redirects: [],
-    problems: [],
+    problems: splitWords(node.namedChildren),
     declared: assignments
   }
 }
@@ -710,10 +756,18 @@ export const wordOf = (node: SyntaxNode, ctx: Context, assignment = false): Word
     const text = node.text
     if (!text.includes("\\")) return plainWord(text, ctx, assignment)
   }
+  return joinedWord([node], ctx, assignment)
+}
+
+// One shell word from the nodes that make it up (tree-sitter splits some words in two:
+// `.e[\n]v` is `.e[` and `\n]v`, side by side).
+const joinedWord = (nodes: ReadonlyArray<SyntaxNode>, ctx: Context, assignment = false): Word => {
   const parts: Array<Part> = []
-  collect(node, parts, ctx)
+  for (const node of nodes) collect(node, parts, ctx)
+  const raw = ctx.source.slice(nodes[0]!.startIndex, nodes[nodes.length - 1]!.endIndex)
   let isStatic = true
   let glob = false
+  let literalWildcards = false
   let pathKnown = true
   let value = ""
   let path = ""
@@ -721,17 +775,22 @@ export const wordOf = (node: SyntaxNode, ctx: Context, assignment = false): Word
   parts.forEach((part, index) => {
     if (part.kind === "dynamic") {
       isStatic = false
-      if (part.pathValue === undefined) pathKnown = false
-      else path += part.pathValue
+      if (part.pathValue === undefined || !standsAlone(parts, index)) pathKnown = false
+      else {
+        path += part.pathValue
+        if (hasWildcard(part.pathValue)) literalWildcards = true
+      }
       return
     }
     let text = part.text
+    if (part.quoted && hasWildcard(text)) literalWildcards = true
     if (!part.quoted) {
       if (hasGlobCharacter(text)) glob = true
       if (index === 0 && text.startsWith("~")) {
         const tilde = expandTilde(text, ctx.home())
         if (tilde === undefined) pathKnown = false
         else text = tilde
+        if (hasWildcard(ctx.home())) literalWildcards = true
       } else if (index === 0 && !assignment && ZSH_EQUALS.test(text)) {
         pathKnown = false
       } else if (assignment && text.includes(":~")) {
@@ -742,13 +801,14 @@ export const wordOf = (node: SyntaxNode, ctx: Context, assignment = false): Word
     path += text
     segments.push({ text: part.text, quoted: part.quoted })
   })
-  if (!isStatic) value = node.text
+  if (!isStatic) value = raw
   return {
     value,
-    raw: node.text,
+    raw,
     isStatic,
     path: pathKnown ? path : undefined,
     glob,
+    ...(glob && literalWildcards ? { literalWildcards } : {}),
     ...(isStatic ? { segments } : {})
   }
 }
@@ -759,12 +819,14 @@ const plainWord = (text: string, ctx: Context, assignment: boolean): Word => {
   if (text.startsWith("~")) path = expandTilde(text, ctx.home())
   else if (!assignment && ZSH_EQUALS.test(text)) path = undefined
   else if (assignment && text.includes(":~")) path = text.replaceAll(":~/", `:${ctx.home()}/`)
+  const glob = hasGlobCharacter(text)
   return {
     value: text,
     raw: text,
     isStatic: true,
     path,
-    glob: hasGlobCharacter(text),
+    glob,
+    ...(glob && text.startsWith("~") && hasWildcard(ctx.home()) ? { literalWildcards: true } : {}),
     segments: [{ text, quoted: false }]
   }
 }
@@ -809,6 +871,12 @@ const collect = (node: SyntaxNode, parts: Array<Part>, ctx: Context): void => {
       collectString(node, parts, ctx)
       return
     case "concatenation": {
+      // tree-sitter joins words across blanks after a "``" (`cat `` .env` is one
+      // concatenation): text between the children is no part of one word.
+      if (!isContiguous(node)) {
+        parts.push({ kind: "dynamic", raw: node.text, pathValue: undefined })
+        return
+      }
       let skipped = -1
       for (const child of node.children) {
         // `$"…"` parses as `$` followed by a string: the `$` is not part of the value.
@@ -828,6 +896,9 @@ const collect = (node: SyntaxNode, parts: Array<Part>, ctx: Context): void => {
       parts.push({ kind: "dynamic", raw: node.text, pathValue: known })
       return
     }
+    case "``":
+      emptySubstitution(node, parts)
+      return
     default:
       if (!node.isNamed) {
         parts.push({ kind: "text", text: node.text, quoted: false })
@@ -847,12 +918,28 @@ const collectString = (node: SyntaxNode, parts: Array<Part>, ctx: Context): void
   }
   for (const child of node.children) {
     const type = child.type
-    if (type === "string_content" || !child.isNamed) continue
+    if (type === "string_content" || (!child.isNamed && type !== "``")) continue
     literal(cursor, child.startIndex)
     collect(child, parts, ctx)
     cursor = child.endIndex
   }
   literal(cursor, end)
+}
+
+// tree-sitter reads a backtick substitution holding only blanks as one anonymous "``"
+// token. bash runs nothing and substitutes nothing: `.e``nv` is `.env`. Anything else in
+// it is output only known at run time.
+const emptySubstitution = (node: SyntaxNode, parts: Array<Part>): void => {
+  if (!/^`[ \t\n]*`$/.test(node.text)) parts.push({ kind: "dynamic", raw: node.text, pathValue: undefined })
+}
+
+const isContiguous = (node: SyntaxNode): boolean => {
+  let end = node.startIndex
+  for (const child of node.children) {
+    if (child.startIndex !== end) return false
+    end = child.endIndex
+  }
+  return end === node.endIndex
 }
 
 const pushUnquoted = (text: string, parts: Array<Part>): void => {
@@ -881,8 +968,28 @@ const knownVariable = (node: SyntaxNode, home: string): string | undefined => {
   if (node.type === "expansion" && node.childCount !== 3) return undefined
   const name = names[0]!.text
   if (name === "HOME") return home
-  if (name === "PWD") return "."
+  if (name === "PWD") return CURRENT_DIRECTORY
   return undefined
+}
+
+// `$PWD` as a path relative to the directory the command runs in.
+const CURRENT_DIRECTORY = "."
+// zsh (the shell when $SHELL is zsh) reads `:h`, `:t`, `:a`, `:s/…/…/`, `:&`… right after
+// `$name` or `${name}` as modifiers (`$PWD:h` is the parent directory), and `[…]` as a
+// subscript (`$PWD[1,-3]` cuts it short).
+const ZSH_AFTER_NAME = /^(:[A-Za-z&]|\[)/
+
+// Whether the value of the known variable at `parts[index]` is its path there: not when zsh
+// would modify it, and `$PWD` (".") only at the start of the word and before a `/` or its
+// end (`$PWD-x` is a sibling folder of the project, `x$PWD` another path).
+const standsAlone = (parts: ReadonlyArray<Part>, index: number): boolean => {
+  const part = parts[index]!
+  const next = parts[index + 1]
+  const after = next?.kind === "text" ? next.text : undefined
+  if (after !== undefined && ZSH_AFTER_NAME.test(after)) return false
+  if (part.kind === "dynamic" && part.pathValue === CURRENT_DIRECTORY)
+    return index === 0 && (next === undefined || after?.startsWith("/") === true)
+  return true
 }
 
 const runTimeWord = (raw: string): Word => ({
@@ -895,6 +1002,8 @@ const runTimeWord = (raw: string): Word => ({
 
 const hasGlobCharacter = (text: string): boolean =>
   text.includes("*") || text.includes("?") || text.includes("[")
+
+const hasWildcard = (text: string): boolean => /[*?[\]\\]/.test(text)
 
 const unescapeDouble = (text: string): string =>
   !text.includes("\\") ? text : text.replace(/\\([$`"\\\n])/g, (_, c: string) => (c === "\n" ? "" : c))

@@ -404,6 +404,14 @@ function resolveWord(
     return [{ absolute: `/${path.replace(/\\/g, "/")}`, text: word.raw }]
   }
   if (word.glob) {
+    if (word.literalWildcards) {
+      commandNote(
+        command,
+        "unmodelled",
+        `the glob \`${word.raw}\` has quoted wildcard characters, which are not followed`
+      )
+      return undefined
+    }
     // The shell expands the glob before the command sees it: judge what it expands to
     // (`cd .gi?` enters .git, `src/*/../../..` climbs out), never only its prefix.
     const matches: Array<{ absolute: string; text: string }> = []
@@ -411,8 +419,8 @@ function resolveWord(
       const expanded = expandGlob(path, cwd, scope.dialect === "powershell", (directory) =>
         env.resolver.list(directory)
       )
-      if (expanded === undefined) {
-        commandNote(command, "unmodelled", `the glob \`${word.raw}\` matches too many files to judge`)
+      if (!Array.isArray(expanded)) {
+        commandNote(command, "unmodelled", `the glob \`${word.raw}\` is not followed: ${expanded.unmodelled}`)
         return undefined
       }
       for (const absolute of expanded)

@@ -14,6 +14,11 @@ export interface Word {
   readonly path: string | undefined
   /** Unquoted glob characters (`*`, `?`, `[`) are present. */
   readonly glob: boolean
+  /**
+   * With `glob`: some of `*?[]\` in `path` are literal to the shell (quoted, or from a
+   * substituted value), which `path` alone no longer tells.
+   */
+  readonly literalWildcards?: boolean
   /** For static bash words: the quoted/unquoted pieces (brace expansion needs them). */
   readonly segments?: ReadonlyArray<Segment>
   /** PowerShell `-Name` parameter token. */

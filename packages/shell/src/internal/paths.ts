@@ -3,6 +3,7 @@
 // resolved), and classified inside or outside the project.
 import * as fs from "node:fs"
 import * as NodePath from "node:path"
+import { type CompiledGlob, compileGlob } from "./glob.ts"
 import { checkRoot, type Listed, rememberRoot } from "./knownRoots.ts"
 
 export interface Resolver {
@@ -453,35 +454,46 @@ const MAX_GLOB_MATCHES = 200
 /**
  * Expands a glob against the file system the way bash does by default: no dotfiles unless
  * the pattern starts with a dot, and then `.` and `..` too (as dash and older bash match
- * them). Returns `undefined` past {@link MAX_GLOB_MATCHES} matches and `[]` when nothing
- * matches.
+ * them). Returns `[]` when nothing matches, and why not when the glob is not modelled (a
+ * form {@link compileGlob} does not know, or past {@link MAX_GLOB_MATCHES} matches).
  */
 export const expandGlob = (
   pattern: string,
   cwd: string,
-  /** PowerShell's wildcards match a leading dot too (`*.env` matches `.env`). */
-  dotfiles = false,
+  /** PowerShell's wildcards: they match a leading dot too (`*.env` matches `.env`). */
+  powershell = false,
   /** The names in a directory, `undefined` when it cannot be listed (a resolver's `list`). */
   list: (directory: string) => ReadonlyArray<string> | undefined = listDirectory
-): Array<string> | undefined => {
+): Array<string> | { readonly unmodelled: string } => {
   const absolute = NodePath.isAbsolute(pattern)
   const parts = pattern.split("/").filter((part, index) => part !== "" || index === 0)
   let current: Array<string> = [absolute ? "/" : cwd]
-  for (const part of absolute ? parts.slice(1) : parts) {
+  const components = absolute ? parts.slice(1) : parts
+  for (const [index, part] of components.entries()) {
     const next: Array<string> = []
-    if (!/[*?[]/.test(part)) {
+    if (part === "***" && index < components.length - 1)
+      // zsh's `***/`: any depth of folders, through symbolic links (which may loop).
+      return { unmodelled: "zsh reads `***/` as any depth of folders, through links" }
+    if (part === "**" && index < components.length - 1) {
+      // zsh (the shell when $SHELL is zsh) reads `**/` as any depth of folders, this one
+      // too, not through links; bash as `*/`. Both are taken.
+      const below = foldersBelow(current, list)
+      if (below === undefined) return { unmodelled: "it matches too many folders to judge" }
+      next.push(...current, ...below)
+    } else if (!/[*?[]/.test(part)) {
       for (const dir of current) next.push(joinAsWritten(dir, part))
     } else {
-      const regex = globRegex(part)
+      const regex = globRegex(part, powershell)
+      if (!(regex instanceof RegExp)) return regex
       for (const dir of current) {
         let entries = list(dir)
         if (entries === undefined) continue
         // `.*` matches `.` and `..` in dash, in bash before 5.2 and with `globskipdots` off.
         if (part.startsWith(".")) entries = [".", "..", ...entries]
         for (const entry of entries) {
-          if (entry.startsWith(".") && !part.startsWith(".") && !dotfiles) continue
+          if (entry.startsWith(".") && !part.startsWith(".") && !powershell) continue
           if (regex.test(entry)) next.push(joinAsWritten(dir, entry))
-          if (next.length > MAX_GLOB_MATCHES) return undefined
+          if (next.length > MAX_GLOB_MATCHES) return { unmodelled: "it matches too many files to judge" }
         }
       }
     }
@@ -490,6 +502,34 @@ export const expandGlob = (
   }
   // A dangling symlink is a match too: writing through it creates its target.
   return current.filter((path) => lstat(path) !== "missing")
+}
+
+// The folders below `roots` that `*/` (a link to a folder too) or zsh's `**/` (any depth,
+// not through a link) match: none hidden. `undefined` past MAX_GLOB_MATCHES.
+const foldersBelow = (
+  roots: ReadonlyArray<string>,
+  list: (directory: string) => ReadonlyArray<string> | undefined
+): Array<string> | undefined => {
+  const found: Array<string> = []
+  const pending = roots.map((path) => ({ path, depth: 0 }))
+  for (let folder = pending.pop(); folder !== undefined; folder = pending.pop()) {
+    for (const entry of list(folder.path) ?? []) {
+      if (entry.startsWith(".")) continue
+      const path = joinAsWritten(folder.path, entry)
+      const stat = lstat(path)
+      const link = typeof stat === "object" && stat.isSymbolicLink()
+      if (
+        link
+          ? folder.depth > 0 || list(path) === undefined
+          : !(typeof stat === "object" && stat.isDirectory())
+      )
+        continue
+      found.push(path)
+      if (!link) pending.push({ path, depth: folder.depth + 1 })
+      if (found.length > MAX_GLOB_MATCHES) return undefined
+    }
+  }
+  return found
 }
 
 const listDirectory = (directory: string): Array<string> | undefined => {
@@ -501,37 +541,16 @@ const listDirectory = (directory: string): Array<string> | undefined => {
 }
 
 // Compiled once per pattern part (a RegExp without the g or y flag keeps no state).
-const globRegexes = new Map<string, RegExp>()
+const globRegexes = new Map<string, CompiledGlob>()
 const MAX_GLOB_REGEXES = 256
 
-const globRegex = (part: string): RegExp => {
-  let regex = globRegexes.get(part)
+const globRegex = (part: string, powershell: boolean): CompiledGlob => {
+  const key = powershell ? `ps:${part}` : part
+  let regex = globRegexes.get(key)
   if (regex === undefined) {
     if (globRegexes.size >= MAX_GLOB_REGEXES) globRegexes.clear()
-    regex = compileGlob(part)
-    globRegexes.set(part, regex)
+    regex = compileGlob(part, powershell ? "powershell" : "bash")
+    globRegexes.set(key, regex)
   }
   return regex
-}
-
-const compileGlob = (part: string): RegExp => {
-  let source = "^"
-  for (let i = 0; i < part.length; i++) {
-    const c = part[i]!
-    if (c === "*") source += ".*"
-    else if (c === "?") source += "."
-    else if (c === "[") {
-      const end = part.indexOf("]", i + 2)
-      if (end === -1) source += "\\["
-      else {
-        const body = part
-          .slice(i + 1, end)
-          .replace(/^!/, "^")
-          .replace(/\\/g, "\\\\")
-        source += `[${body}]`
-        i = end
-      }
-    } else source += c.replace(/[.+^${}()|\\]/g, "\\$&")
-  }
-  return new RegExp(`${source}$`, "s")
 }
