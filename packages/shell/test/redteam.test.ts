@@ -1224,4 +1224,25 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "git reflog", block: BUILTIN, expect: "allow" },
     { command: "git stash list", block: BUILTIN, expect: "allow" }
   ])
+
+  // bash's history and completion builtins run commands that are not in the text: fc runs
+  // history lines (`history -s`/`-r FILE` put them there), compgen/complete -C a command
+  // line; `history -w/-a` writes the history file.
+  cases("history and completion builtins", [
+    { command: "history -s rm y; fc -s", block: DENY_RM, expect: "ask" },
+    { command: "history -r notes.txt; fc -s", block: DENY_RM, expect: "ask" },
+    { command: "fc -e 'rm y'", block: DENY_RM, expect: "ask" },
+    { command: "history -w .git/config", block: EDIT_GIT, expect: "deny" },
+    { command: "history -a .git/config", block: EDIT_GIT, expect: "deny" },
+    { command: "history -r .env", block: OPEN_READS, expect: "deny" },
+    { command: "compgen -C 'rm y' x", block: DENY_RM, expect: "deny" },
+    { command: "complete -C 'rm y' x", block: DENY_RM, expect: "deny" },
+    { command: "compgen -F func x", block: DENY_RM, expect: "ask" },
+    { command: "compgen -W '$(rm y)' x", block: DENY_RM, expect: "ask" },
+    { command: "history", block: DENY_RM, expect: "allow" },
+    { command: "history 10", block: DENY_RM, expect: "allow" },
+    { command: "history -a notes.txt", block: EDIT_GIT, expect: "allow" },
+    { command: "compgen -A file src", block: DENY_RM, expect: "allow" },
+    { command: "compgen -W 'start stop' st", block: DENY_RM, expect: "allow" }
+  ])
 })

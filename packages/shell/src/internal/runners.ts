@@ -124,7 +124,11 @@ export const SPECIAL: ReadonlySet<string> = new Set([
   "rye",
   "conda",
   "mamba",
-  "micromamba"
+  "micromamba",
+  "fc",
+  "history",
+  "compgen",
+  "complete"
 ])
 
 /** The programs {@link check} looks at. */
@@ -237,8 +241,72 @@ export const special = (key: string, words: ReadonlyArray<Word>, ops: Ops): bool
         )
       }
       return true
+    case "fc":
+      // It runs lines of the history, which `history -s` or `history -r FILE` put there, or
+      // opens them in the editor `-e` names: commands that are not in the text.
+      ops.note("executes", "fc runs commands from the shell's history")
+      ops.note("unmodelled", "fc runs commands from the shell's history, which are not in the text")
+      return true
+    case "history":
+      history(words, ops)
+      return true
+    case "compgen":
+    case "complete":
+      completion(key, words, ops)
+      return true
     default:
       return false
+  }
+}
+
+// `history -a/-n/-r/-w [FILE]` appends to, reads or writes the history file (the first
+// operand, or $HISTFILE: ~/.bash_history); zsh's `history` is `fc -l`, which takes no file.
+const history = (words: ReadonlyArray<Word>, ops: Ops): void => {
+  let access: "read" | "write" | undefined
+  let file: Word | undefined
+  let operands = false
+  for (const word of words.slice(1)) {
+    if (!word.isStatic) {
+      ops.note("unmodelled", `history is given \`${word.raw}\`, only known at run time`)
+      return
+    }
+    if (!operands && word.value === "--") operands = true
+    else if (!operands && /^-[a-z]+$/.test(word.value)) {
+      if (/[anr]/.test(word.value)) access = access ?? "read"
+      if (/[aw]/.test(word.value)) access = "write"
+    } else file ??= word
+  }
+  if (access === undefined) return
+  ops.touch(file ?? { ...staticWord("~/.bash_history"), path: `${ops.home()}/.bash_history` }, access)
+}
+
+// `compgen`/`complete -C COMMAND` runs a command line, `-F FUNCTION` a function; compgen
+// expands its `-W` word list as the shell does, command substitutions included.
+const completion = (key: string, words: ReadonlyArray<Word>, ops: Ops): void => {
+  for (let i = 1; i < words.length; i++) {
+    const word = words[i]!
+    if (!word.isStatic) {
+      if (word.raw.startsWith("-")) ops.note("unmodelled", `${key} is given \`${word.raw}\`, only known at run time`)
+      continue
+    }
+    if (word.value === "--") return
+    if (!/^-[a-zA-Z]+$/.test(word.value)) continue
+    // Options that take a value end a cluster (`-oC` is not `-o C`: its value is `C`).
+    const match = /^-[a-zA-Z]*?([oAGWFCXPS])(.*)$/.exec(word.value)
+    if (match === null) continue
+    const option = match[1]!
+    const value = match[2] !== "" ? staticWord(match[2]!) : words[++i]
+    if (value === undefined) return
+    const via = `${key} -${option}`
+    if (option === "C") {
+      ops.note("executes", `${via} runs a command line`)
+      if (!value.isStatic) ops.note("unmodelled", `${via} runs a command line only known at run time`)
+      else ops.text(value.value, "bash", via)
+    } else if (option === "F") {
+      ops.note("executes", `${via} runs a shell function`)
+      ops.note("unmodelled", `${via} runs the function \`${value.raw}\`, whose commands are not analysed here`)
+    } else if (option === "W" && (!value.isStatic || /[$`]/.test(value.value)))
+      ops.note("unmodelled", `${via} expands \`${value.raw}\` as the shell does: what it runs is not analysed`)
   }
 }
 
