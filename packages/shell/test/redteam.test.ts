@@ -1245,4 +1245,20 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "compgen -A file src", block: DENY_RM, expect: "allow" },
     { command: "compgen -W 'start stop' st", block: DENY_RM, expect: "allow" }
   ])
+
+  // GNU sed -iSUFFIX renames each file to a backup first: `*` in the suffix is the file's
+  // name, a `/` puts it in another folder (`-i'.git/*'` backs `config` up as .git/config).
+  cases("sed in-place backups", [
+    { command: "sed -i'.git/*' s/a/b/ config", block: EDIT_GIT, expect: "deny" },
+    { command: "sed --in-place='.git/*' s/a/b/ config", block: EDIT_GIT, expect: "deny" },
+    { command: "sed -ni'.git/*' -e p config", block: EDIT_GIT, expect: "deny" },
+    {
+      command: "sed -i.bak s/a/b/ notes.txt",
+      block: { bash: { "*": "allow" }, edit: { "*": "allow", "*.bak": "deny" } },
+      expect: "deny"
+    },
+    { command: "sed -i.bak s/a/b/ notes.txt", block: EDIT_GIT, expect: "allow" },
+    { command: "sed -i s/a/b/ notes.txt", block: EDIT_GIT, expect: "allow" },
+    { command: "sed -i.orig s/a/b/ src/*.ts", block: EDIT_GIT, expect: "allow" }
+  ])
 })

@@ -601,6 +601,7 @@ export const argumentPaths = (
     copyPaths(env, command, key, words, scope)
     return
   }
+  if (key === "sed" && sedInPlace(words)) sedBackups(env, command, words, scope)
   const ps = scope.dialect === "powershell"
   const writeOptions = Programs.WRITE_OPTIONS.get(key) ?? []
   const patternOptions = Programs.PATTERN_FIRST.get(key)
@@ -1117,6 +1118,73 @@ export const followedLinks = (env: Env, command: MutableCommand): void => {
 
 const sedInPlace = (words: ReadonlyArray<Word>): boolean =>
   words.some((w) => w.isStatic && (w.value.startsWith("--in-place") || /^-[a-zA-Z]*i/.test(w.value)))
+
+// GNU sed's `-iSUFFIX`/`--in-place=SUFFIX` renames each file to a backup before writing it:
+// the suffix with each `*` replaced by the file's name as given (`-i'.git/*'` backs `config`
+// up as `.git/config`), else the name with the suffix appended; both from where sed runs.
+const sedBackups = (env: Env, command: MutableCommand, words: ReadonlyArray<Word>, scope: Scope): void => {
+  let suffix = ""
+  let scriptOption = false
+  let followsLinks = false
+  let ended = false
+  const operands: Array<Word> = []
+  for (let i = 1; i < words.length; i++) {
+    const word = words[i]!
+    const text = word.value
+    if (ended || !(word.isStatic ? text.startsWith("-") && text !== "-" : word.raw.startsWith("-"))) {
+      operands.push(word)
+      continue
+    }
+    if (!word.isStatic) {
+      if (/^-(-i|[a-zA-Z]*i)/.test(word.raw))
+        commandNote(command, "unmodelled", `sed \`${word.raw}\`: a backup suffix only known at run time`)
+      continue
+    }
+    if (text === "--") ended = true
+    else if (text === "--in-place") suffix = ""
+    else if (text.startsWith("--in-place=")) suffix = text.slice("--in-place=".length)
+    else if (text === "--follow-symlinks") followsLinks = true
+    else if (text === "--expression" || text === "--file") {
+      scriptOption = true
+      i++
+    } else if (text.startsWith("--expression=") || text.startsWith("--file=")) scriptOption = true
+    else if (text === "--line-length") i++
+    else if (!text.startsWith("--"))
+      for (let at = 1; at < text.length; at++) {
+        const letter = text[at]!
+        if (letter === "i") {
+          suffix = text.slice(at + 1)
+          break
+        }
+        if (letter === "e" || letter === "f" || letter === "l") {
+          if (letter !== "l") scriptOption = true
+          if (at + 1 === text.length) i++
+          break
+        }
+      }
+  }
+  // No suffix, or `*` alone (the file itself): no backup.
+  if (suffix === "" || suffix === "*") return
+  if (followsLinks) {
+    commandNote(command, "unmodelled", "sed --follow-symlinks names its backups after where the links lead")
+    return
+  }
+  for (const file of scriptOption ? operands : operands.slice(1)) {
+    const name = file.path
+    if (file.glob && name !== undefined && !suffix.includes("*")) {
+      // Each file the glob matches, with the suffix appended.
+      for (const match of resolveWord(env, command, file, scope, "read") ?? [])
+        touch(env, command, staticWord(match.absolute + suffix), "write", "argument", scope)
+      continue
+    }
+    if (name === undefined || file.glob) {
+      commandNote(command, "unmodelled", `sed backs up \`${file.raw}\` under a name only known at run time`)
+      continue
+    }
+    const backup = suffix.includes("*") ? suffix.replaceAll("*", name) : name + suffix
+    touch(env, command, staticWord(backup), "write", "argument", scope)
+  }
+}
 
 // Per analysis: where plantedGitDirectory finds git looking (the file system does not
 // change while a text is judged) and the written paths it has read.
