@@ -1261,4 +1261,28 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "sed -i s/a/b/ notes.txt", block: EDIT_GIT, expect: "allow" },
     { command: "sed -i.orig s/a/b/ src/*.ts", block: EDIT_GIT, expect: "allow" }
   ])
+
+  // Extractors write into a directory whose entries the archive names: the directory as a
+  // whole is written (`unzip -d .git` was judged a read of .git); decompressors write the
+  // file without its suffix (`gunzip .git/config.gz` writes .git/config).
+  cases("archive extraction", [
+    { command: "unzip -o x.zip -d .git", block: EDIT_GIT, expect: "deny" },
+    { command: "unzip -o x.zip -d.git", block: EDIT_GIT, expect: "deny" },
+    { command: "cd .git && unzip -o ../x.zip", block: EDIT_GIT, expect: "deny" },
+    { command: "tar -xf x.tar -C .git", block: EDIT_GIT, expect: "deny" },
+    { command: "bsdtar -xf x.tar -C .git", block: EDIT_GIT, expect: "deny" },
+    { command: "7z x x.7z -o.git", block: EDIT_GIT, expect: "deny" },
+    { command: "cd .git && cpio -i < ../x.cpio", block: EDIT_GIT, expect: "deny" },
+    // Into the project's top, an archive may hold .git/config.
+    { command: "cpio -i < x.cpio", block: EDIT_GIT, expect: "deny" },
+    { command: "unzip -o x.zip", block: EDIT_GIT, expect: "deny" },
+    { command: "find . | cpio -o > x.cpio", block: OPEN_READS, expect: "ask" },
+    { command: "gunzip .git/config.gz", block: EDIT_GIT, expect: "deny" },
+    { command: "unzip -l x.zip", block: EDIT_GIT, expect: "allow" },
+    { command: "unzip -o x.zip -d out", block: EDIT_GIT, expect: "allow" },
+    { command: "tar -xzf x.tgz -C src", block: EDIT_GIT, expect: "allow" },
+    { command: "tar -tf x.tar", block: EDIT_GIT, expect: "allow" },
+    { command: "gzip -k notes.txt", block: EDIT_GIT, expect: "allow" },
+    { command: "gunzip -c x.gz > out.txt", block: EDIT_GIT, expect: "allow" }
+  ])
 })

@@ -4,6 +4,7 @@
 import * as fs from "node:fs"
 import * as NodePath from "node:path"
 import type { PathAccess } from "../ShellAnalysis.ts"
+import { archiveWrites } from "./archives.ts"
 import { commandNote, type Env, type MutableCommand, type Scope } from "./env.ts"
 import { GREP_PROGRAMS, parseGrep } from "./grep.ts"
 import type { RawRedirect, Word } from "./model.ts"
@@ -602,6 +603,9 @@ export const argumentPaths = (
     return
   }
   if (key === "sed" && sedInPlace(words)) sedBackups(env, command, words, scope)
+  const archive = archiveWrites(key, words)
+  for (const reason of archive.unmodelled) commandNote(command, "unmodelled", reason)
+  for (const word of archive.writes) touch(env, command, word, "write", "argument", scope)
   const ps = scope.dialect === "powershell"
   const writeOptions = Programs.WRITE_OPTIONS.get(key) ?? []
   const patternOptions = Programs.PATTERN_FIRST.get(key)

@@ -286,7 +286,8 @@ const completion = (key: string, words: ReadonlyArray<Word>, ops: Ops): void => 
   for (let i = 1; i < words.length; i++) {
     const word = words[i]!
     if (!word.isStatic) {
-      if (word.raw.startsWith("-")) ops.note("unmodelled", `${key} is given \`${word.raw}\`, only known at run time`)
+      if (word.raw.startsWith("-"))
+        ops.note("unmodelled", `${key} is given \`${word.raw}\`, only known at run time`)
       continue
     }
     if (word.value === "--") return
@@ -304,9 +305,15 @@ const completion = (key: string, words: ReadonlyArray<Word>, ops: Ops): void => 
       else ops.text(value.value, "bash", via)
     } else if (option === "F") {
       ops.note("executes", `${via} runs a shell function`)
-      ops.note("unmodelled", `${via} runs the function \`${value.raw}\`, whose commands are not analysed here`)
+      ops.note(
+        "unmodelled",
+        `${via} runs the function \`${value.raw}\`, whose commands are not analysed here`
+      )
     } else if (option === "W" && (!value.isStatic || /[$`]/.test(value.value)))
-      ops.note("unmodelled", `${via} expands \`${value.raw}\` as the shell does: what it runs is not analysed`)
+      ops.note(
+        "unmodelled",
+        `${via} expands \`${value.raw}\` as the shell does: what it runs is not analysed`
+      )
   }
 }
 
