@@ -1285,4 +1285,27 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "gzip -k notes.txt", block: EDIT_GIT, expect: "allow" },
     { command: "gunzip -c x.gz > out.txt", block: EDIT_GIT, expect: "allow" }
   ])
+
+  // `git init` copies its template (hooks included: `--template=t`, init.templateDir) into
+  // the repository's .git: a write of that .git; `git clone -c` configures the new one.
+  cases("git init and clone templates", [
+    { command: "git init --template=t", block: EDIT_GIT, expect: "deny" },
+    { command: "git -c init.templateDir=t init", block: EDIT_GIT, expect: "deny" },
+    { command: "git init", block: EDIT_GIT, expect: "deny" },
+    { command: "git init --template=t sub", block: NONE, expect: "ask" },
+    { command: "git clone --template=t https://example.com/r.git", block: NONE, expect: "ask" },
+    {
+      command: "git clone --separate-git-dir=.git/x https://example.com/r.git d",
+      block: EDIT_GIT,
+      expect: "deny"
+    },
+    {
+      command: "git clone -c core.fsmonitor='rm y' https://example.com/r.git d",
+      block: DENY_RM,
+      expect: "deny"
+    },
+    { command: "git clone https://example.com/r.git", block: EDIT_GIT, expect: "allow" },
+    { command: "git clone --depth 1 https://example.com/r.git d", block: EDIT_GIT, expect: "allow" },
+    { command: "git status", block: EDIT_GIT, expect: "allow" }
+  ])
 })

@@ -849,6 +849,19 @@ const git = (name: string, words: ReadonlyArray<Word>, sink: Sink): void => {
     }
   })
   switch (sub) {
+    case "clone":
+      // `-c key=value` is written into the new repository's configuration, which the commands
+      // after it (and the checkout) read.
+      rest.forEach((a, index) => {
+        const value =
+          a === "-c" || a === "--config" ? rest[index + 1] : /^--config=/.test(a) ? a.slice(9) : undefined
+        if (value === undefined) return
+        // args[k] is words[k + 1].
+        if (words[i + 2 + index + (a.includes("=") ? 0 : 1)]?.isStatic === false)
+          opaque(sink, `${name} clone -c sets configuration only known at run time, which can run programs`)
+        configRisk(name, value, sink, "clone -c")
+      })
+      return
     case "push":
       if (
         rest.some(

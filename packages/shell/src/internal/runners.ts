@@ -745,6 +745,7 @@ export const check = (key: string, words: ReadonlyArray<Word>, args: ReadonlyArr
       gitConfig(args, ops)
       gitObjectPaths(args, ops)
       gitFileOptions(args, ops)
+      gitRepository(args, ops)
       return
     case "ssh":
       ssh(words, ops)
@@ -1054,6 +1055,93 @@ const readRepositoryPath = (path: string, ops: Ops): void => {
   if (path === "" || path.startsWith("/")) return
   const file = /^\.\.?\//.test(path) ? path : `${ops.projectRoot}/${path}`
   ops.touch({ ...staticWord(file), path: file }, "read")
+}
+
+// `git init`/`git clone` options that take a value as the next word.
+const GIT_INIT_VALUED: ReadonlySet<string> = new Set([
+  "--template",
+  "--separate-git-dir",
+  "--object-format",
+  "--ref-format",
+  "-b",
+  "--initial-branch",
+  "-o",
+  "--origin",
+  "--branch",
+  "-u",
+  "--upload-pack",
+  "--reference",
+  "--reference-if-able",
+  "--depth",
+  "--shallow-since",
+  "--shallow-exclude",
+  "-j",
+  "--jobs",
+  "-c",
+  "--config",
+  "--filter",
+  "--bundle-uri",
+  "--server-option"
+])
+
+/**
+ * `git init [DIR]` makes or re-initialises DIR/.git (DIR itself with `--bare`) and copies its
+ * template into it, hooks included (`--template=t`, init.templateDir): a write of that `.git`,
+ * which the edit rules judge as configuring execution; `--separate-git-dir` puts it elsewhere.
+ * `git clone` makes a fresh one from the default template, unless told another.
+ */
+const gitRepository = (args: ReadonlyArray<Word>, ops: Ops): void => {
+  const sub = args[1]?.value
+  if (sub !== "init" && sub !== "clone") return
+  const values = new Map<string, Word>()
+  const operands: Array<Word> = []
+  let bare = false
+  for (let i = 2; i < args.length; i++) {
+    const word = args[i]!
+    const text = word.value
+    if (!word.isStatic && word.raw.startsWith("-")) {
+      ops.note("unmodelled", `git ${sub} \`${word.raw}\`: an option only known at run time`)
+      continue
+    }
+    if (text === "--") {
+      operands.push(...args.slice(i + 1))
+      break
+    }
+    if (!text.startsWith("-") || text === "-") operands.push(word)
+    else if (text === "--bare" || text === "--mirror") bare = true
+    else if (GIT_INIT_VALUED.has(text)) {
+      const value = args[++i]
+      if (value !== undefined) values.set(text, value)
+    } else if (/^--[^=]+=/.test(text)) {
+      const eq = text.indexOf("=")
+      values.set(text.slice(0, eq), {
+        ...word,
+        value: text.slice(eq + 1),
+        raw: text.slice(eq + 1),
+        path: text.slice(eq + 1)
+      })
+    }
+  }
+  const separate = values.get("--separate-git-dir")
+  if (separate !== undefined) ops.touch(separate, "write")
+  if (sub === "clone" && separate === undefined && !values.has("--template")) return
+  const directory = sub === "init" ? (operands[0] ?? staticWord(".")) : cloneDirectory(operands)
+  if (directory === undefined || directory.path === undefined) {
+    ops.note("unmodelled", `git ${sub}: the repository it makes is only known at run time`)
+    return
+  }
+  const path =
+    bare && separate === undefined ? directory.path : `${directory.path.replace(/\/+$/, "") || "/"}/.git`
+  ops.touch({ ...staticWord(path), glob: directory.glob }, "write")
+}
+
+// `git clone URL [DIR]`: DIR, else the URL's last part without `.git` (and `/.git`).
+const cloneDirectory = (operands: ReadonlyArray<Word>): Word | undefined => {
+  if (operands[1] !== undefined) return operands[1]
+  const url = operands[0]
+  if (url === undefined || !url.isStatic) return undefined
+  const name = /([^/:\\]+?)(?:\/?\.git)?\/*$/.exec(url.value.replace(/\/\.git\/*$/, ""))?.[1]
+  return name === undefined ? undefined : staticWord(name)
 }
 
 type FileOptions = Readonly<Record<string, "read" | "write" | "blob">>
