@@ -1308,4 +1308,30 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "git clone --depth 1 https://example.com/r.git d", block: EDIT_GIT, expect: "allow" },
     { command: "git status", block: EDIT_GIT, expect: "allow" }
   ])
+
+  // mv's source is read as well as removed: its content moves to a name no rule protects
+  // (`mv .env x; cat x` printed .env); copies, links and archives read their sources.
+  cases("moved and copied sources are read", [
+    { command: "mv .env x; cat x", block: OPEN_READS, expect: "deny" },
+    { command: "mv .env x", block: OPEN_READS, expect: "deny" },
+    { command: "mv -t src .env", block: OPEN_READS, expect: "deny" },
+    { command: "mv .env x; cat x", block: BUILTIN, expect: "ask" },
+    { command: "mv .env x", block: BUILTIN, expect: "ask" },
+    { command: "cp .env x", block: OPEN_READS, expect: "deny" },
+    { command: "install .env x", block: OPEN_READS, expect: "deny" },
+    { command: "ln .env x", block: OPEN_READS, expect: "deny" },
+    { command: "rsync .env x", block: OPEN_READS, expect: "deny" },
+    { command: "tar -cf x.tar .env", block: OPEN_READS, expect: "deny" },
+    { command: "Move-Item .env x", dialect: ps, block: OPEN_READS, expect: "deny" },
+    { command: "mv .env x", dialect: ps, block: OPEN_READS, expect: "deny" },
+    { command: "Rename-Item -Path .env -NewName x", dialect: ps, block: OPEN_READS, expect: "deny" },
+    { command: "Move-Item notes.txt x", dialect: ps, block: OPEN_READS, expect: "allow" },
+    { command: "mv notes.txt x", block: OPEN_READS, expect: "allow" },
+    {
+      command: "mv src lib2",
+      block: { bash: { "*": "allow" }, read: { "*": "allow", "src/*": "deny" } },
+      expect: "deny"
+    },
+    { command: "mv src/index.ts src/main.ts", block: OPEN_READS, expect: "allow" }
+  ])
 })

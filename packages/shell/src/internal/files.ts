@@ -677,6 +677,8 @@ export const argumentPaths = (
           (writesAll && /^-(path|literalpath|lp|filepath)/.test(name))
         if (name.startsWith("-workingdirectory")) touch(env, command, value, "read", "cd", scope)
         else touch(env, command, value, writes ? "write" : "read", "argument", scope)
+        if (MOVES.has(key) && writes && /^-(path|literalpath|lp)/.test(name))
+          touch(env, command, value, "read", "argument", scope)
         i++
       }
       continue
@@ -824,10 +826,15 @@ export const argumentPaths = (
     )
       access = "write"
     else if (Programs.WRITES_SECOND.has(key) && index === 1) access = "write"
+    if (MOVES.has(key) && index === 0) touch(env, command, word, "read", "argument", scope)
     touch(env, command, word, access, "argument", scope)
   })
   if (follows) followedLinks(env, command)
 }
+
+// Cmdlets that move their -Path (mv is in copyPaths): it is read too, its content moving
+// to a name no rule may protect.
+const MOVES: ReadonlySet<string> = new Set(["move-item", "rename-item"])
 
 // cp, mv, install and ln (GNU coreutils): their short options, and those that take a value
 // (glued, `-S.json`, or the next word); their long options that take one (`--suffix S`,
@@ -944,6 +951,8 @@ const copyPaths = (
   if (directory !== undefined) touch(env, command, directory, "write", "argument", scope)
   operands.forEach((word, index) => {
     const last = directory === undefined && index === operands.length - 1 && operands.length > 1
+    // mv removes its sources and also reads them: their content moves to a name no rule may protect.
+    if (key === "mv" && !last) touch(env, command, word, "read", "argument", scope)
     touch(env, command, word, key === "mv" || last ? "write" : "read", "argument", scope)
   })
   // Where each source lands (and a backup is made): inside the -t directory; the last of two

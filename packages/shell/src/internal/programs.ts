@@ -1579,7 +1579,9 @@ const TREE_READERS: ReadonlySet<string> = new Set([
   "zip",
   "7z",
   "rsync",
-  "compress-archive"
+  "compress-archive",
+  // A directory moved takes every file under it to a name no rule may protect.
+  "mv"
 ])
 const RECURSIVE_FLAGS: ReadonlyMap<string, RegExp> = new Map([
   ["cp", /^(-[a-zA-Z]*[rRa][a-zA-Z]*|--recursive|--archive)$/],
