@@ -1334,4 +1334,17 @@ layer(ShellParser.layer)("red team", (it) => {
     },
     { command: "mv src/index.ts src/main.ts", block: OPEN_READS, expect: "allow" }
   ])
+
+  // diff of two directories reads the files in them (under them with -r) and, with -N,
+  // prints the ones only one side has: `diff -rN . src` printed .env.
+  cases("directory diffs read the files", [
+    { command: "diff -rN . src", block: OPEN_READS, expect: "deny" },
+    { command: "diff --recursive --new-file . src", block: OPEN_READS, expect: "deny" },
+    { command: "diff -N . src", block: OPEN_READS, expect: "deny" },
+    { command: "colordiff -rN . src", block: OPEN_READS, expect: "deny" },
+    { command: "git diff --no-index . src", block: OPEN_READS, expect: "deny" },
+    { command: "diff a b", block: OPEN_READS, expect: "allow" },
+    { command: "diff -u notes.txt src/index.ts", block: OPEN_READS, expect: "allow" },
+    { command: "diff -r src build", block: OPEN_READS, expect: "allow" }
+  ])
 })

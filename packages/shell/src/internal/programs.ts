@@ -1581,7 +1581,10 @@ const TREE_READERS: ReadonlySet<string> = new Set([
   "rsync",
   "compress-archive",
   // A directory moved takes every file under it to a name no rule may protect.
-  "mv"
+  "mv",
+  // Two directories compared: the files in them (and with -r under them), printed with -N.
+  "diff",
+  "colordiff"
 ])
 const RECURSIVE_FLAGS: ReadonlyMap<string, RegExp> = new Map([
   ["cp", /^(-[a-zA-Z]*[rRa][a-zA-Z]*|--recursive|--archive)$/],
