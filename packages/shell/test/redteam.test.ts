@@ -1347,4 +1347,19 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "diff -u notes.txt src/index.ts", block: OPEN_READS, expect: "allow" },
     { command: "diff -r src build", block: OPEN_READS, expect: "allow" }
   ])
+
+  // `git add DIR` stages every file under DIR, hidden ones included, and the commands after
+  // it print them from the index (`git add .; git grep --cached SECRET`, `git status -v`).
+  cases("git add of a directory reads it", [
+    { command: "git add .; git grep --cached SECRET", block: OPEN_READS, expect: "deny" },
+    { command: "git add .", block: OPEN_READS, expect: "deny" },
+    { command: "git add -A", block: OPEN_READS, expect: "deny" },
+    { command: "git add --all", block: OPEN_READS, expect: "deny" },
+    { command: "cd src && git add :/", block: OPEN_READS, expect: "deny" },
+    { command: "git add '*'", block: OPEN_READS, expect: "ask" },
+    { command: "git status -v", block: OPEN_READS, expect: "deny" },
+    { command: "git add src", block: OPEN_READS, expect: "allow" },
+    { command: "git add src/index.ts", block: OPEN_READS, expect: "allow" },
+    { command: "git status", block: OPEN_READS, expect: "allow" }
+  ])
 })

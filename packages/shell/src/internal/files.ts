@@ -787,6 +787,8 @@ export const argumentPaths = (
     if (!words.some((w) => /^(-e|-f|--regexp|--file)$/.test(w.value))) operands.shift()
     if (!operands.some(existsHere)) operands.push(staticWord("."))
   }
+  if (key === "git" && (words[start]?.value === "add" || words[start]?.value === "stage"))
+    gitAddPaths(env, words.slice(start), operands)
   const values = key === "git" ? words.map((w) => w.value) : []
   if (key === "git" && Programs.gitPrintsContents(values)) {
     // `git diff`, `git log -p`, `git show HEAD`: the content of every tracked file of the
@@ -830,6 +832,21 @@ export const argumentPaths = (
     touch(env, command, word, access, "argument", scope)
   })
   if (follows) followedLinks(env, command)
+}
+
+// `git add` reads (and stages, for later commands to print) every file under a directory it
+// is given, hidden ones included; `-A`/`-u` with no pathspec, and `:/`, every file of the tree.
+const gitAddPaths = (env: Env, words: ReadonlyArray<Word>, operands: Array<Word>): void => {
+  const root = env.resolver.root
+  operands.forEach((word, index) => {
+    const top = word.isStatic ? /^:\/(?![(!^])(.*)$/s.exec(word.value) : null
+    if (top) operands[index] = { ...staticWord(`${root}/${top[1]}`), raw: word.raw }
+  })
+  if (
+    operands.length === 0 &&
+    words.some((w) => /^(-[a-zA-Z]*[Au][a-zA-Z]*|--all|--update|--no-ignore-removal)$/.test(w.value))
+  )
+    operands.push({ ...staticWord(root), path: root })
 }
 
 // Cmdlets that move their -Path (mv is in copyPaths): it is read too, its content moving

@@ -1608,7 +1608,10 @@ export const readsDirectoryContents = (
   argv: ReadonlyArray<string>
 ): "all" | "visible" | undefined => {
   if (GREP_PROGRAMS.has(key)) return parseGrepArgv(argv).recursive ? "all" : undefined
-  if (key === "git") return gitSubcommand(argv) === "grep" || gitPrintsContents(argv) ? "all" : undefined
+  if (key === "git") {
+    const sub = gitSubcommand(argv)
+    return sub === "grep" || sub === "add" || sub === "stage" || gitPrintsContents(argv) ? "all" : undefined
+  }
   const flags = RECURSIVE_FLAGS.get(key)
   if (flags !== undefined) return argv.slice(1).some((word) => flags.test(word)) ? "all" : undefined
   if (!TREE_READERS.has(key)) return undefined
@@ -1672,6 +1675,9 @@ export const gitPrintsContents = (argv: ReadonlyArray<string>): boolean => {
       return (options[0] === "show" && (patch || !summary)) || (options[0] === "list" && patch)
     case "cat-file":
       return !options.some((a) => /^-[tse]$/.test(a))
+    // `status -v` prints the staged changes, as `diff --cached` does.
+    case "status":
+      return options.some((a) => /^(-v+|--verbose)$/.test(a))
     case "archive":
     case "format-patch":
       return true

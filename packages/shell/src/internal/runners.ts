@@ -1023,6 +1023,8 @@ const GIT_OBJECT_READERS: ReadonlySet<string> = new Set([
  * directory for `REV:./path`), so read rules hold for it as for `cat .env`.
  */
 const gitObjectPaths = (args: ReadonlyArray<Word>, ops: Ops): void => {
+  // What `git add` stages, the commands after it print (`git grep --cached`, `git diff --cached`).
+  if (args[1]?.value === "add" || args[1]?.value === "stage") gitPathspecGlobs(args, ops)
   if (!GIT_OBJECT_READERS.has(args[1]?.value ?? "")) return
   gitPathspecGlobs(args, ops)
   const read = (path: string): void => readRepositoryPath(path, ops)
