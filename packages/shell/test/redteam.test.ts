@@ -1362,4 +1362,27 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "git add src/index.ts", block: OPEN_READS, expect: "allow" },
     { command: "git status", block: OPEN_READS, expect: "allow" }
   ])
+
+  // Shell options that change how globs expand or what later commands mean (`setopt
+  // globdots; cat *` reads .env under zsh): only the ones known to change nothing modelled pass.
+  cases("shell options are an allow-list", [
+    {
+      command: "setopt globdots; cat *",
+      block: { bash: { "*": "allow" }, read: { "*": "allow", ".env": "deny" } },
+      expect: "ask"
+    },
+    { command: "setopt GLOB_DOTS", block: OPEN_READS, expect: "ask" },
+    { command: "setopt NO_CASE_GLOB", block: OPEN_READS, expect: "ask" },
+    { command: "unsetopt caseglob", block: OPEN_READS, expect: "ask" },
+    { command: "set -o nocaseglob; cat .EN*", block: OPEN_READS, expect: "ask" },
+    { command: "set -o posix", block: OPEN_READS, expect: "ask" },
+    { command: "set -a", block: OPEN_READS, expect: "ask" },
+    { command: "set -f", block: OPEN_READS, expect: "ask" },
+    { command: "set -4", block: OPEN_READS, expect: "ask" },
+    { command: "set -euo pipefail", block: OPEN_READS, expect: "allow" },
+    { command: "set -ex", block: OPEN_READS, expect: "allow" },
+    { command: "set +o errexit", block: OPEN_READS, expect: "allow" },
+    { command: "set -- a b", block: OPEN_READS, expect: "allow" },
+    { command: "setopt err_exit no_unset pipefail", block: OPEN_READS, expect: "allow" }
+  ])
 })

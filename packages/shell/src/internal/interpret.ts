@@ -23,6 +23,7 @@ import { baseName } from "./programName.ts"
 import * as Programs from "./programs.ts"
 import * as Risks from "./risks.ts"
 import * as Runners from "./runners.ts"
+import * as ShellOptions from "./shellOptions.ts"
 import { braceExpand, decodeEncodedCommand } from "./text.ts"
 
 export type { Env } from "./env.ts"
@@ -842,22 +843,12 @@ const special = (
       shopt(env, command, words)
       return true
     case "set":
-      // `set -k`: an assignment anywhere in a later command's words is put in its environment
-      // (`git diff GIT_EXTERNAL_DIFF=x` runs x), where only leading ones are read as such.
-      if (
-        words.some(
-          (w, i) =>
-            !w.isStatic ||
-            /^-[a-zA-Z]*k/.test(w.value) ||
-            (/^-[a-zA-Z]*o$/.test(w.value) && words[i + 1]?.value === "keyword")
-        )
-      )
-        commandNote(
-          command,
-          "unmodelled",
-          "turns on keyword mode: assignments after a program name set its environment"
-        )
+      for (const problem of ShellOptions.setProblems(words)) commandNote(command, "unmodelled", problem)
       return false
+    case "setopt":
+    case "unsetopt":
+      for (const problem of ShellOptions.setoptProblems(words)) commandNote(command, "unmodelled", problem)
+      return true
     case "set-alias":
     case "new-alias":
       commandNote(command, "unmodelled", "defines an alias: later names may not mean what they say")
