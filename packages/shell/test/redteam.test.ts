@@ -1385,4 +1385,16 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "set -- a b", block: OPEN_READS, expect: "allow" },
     { command: "setopt err_exit no_unset pipefail", block: OPEN_READS, expect: "allow" }
   ])
+
+  // tsc and biome run what their configuration says (`extends` reads any file, printed in
+  // the errors; `outDir` writes anywhere): not harmless under the built-in defaults.
+  cases("project-configured build tools", [
+    { command: `echo '{"extends":"./.env"}' > tsconfig.json && tsc --pretty`, block: BUILTIN, expect: "ask" },
+    { command: "tsc --pretty", block: BUILTIN, expect: "ask" },
+    { command: "biome check .", block: BUILTIN, expect: "ask" },
+    { command: "tsc -p tsconfig.json", block: BUILTIN, expect: "ask" },
+    // Given its files, tsc reads no tsconfig.json.
+    { command: "tsc --noEmit src/index.ts", block: BUILTIN, expect: "allow" },
+    { command: "tsc --version", block: BUILTIN, expect: "allow" }
+  ])
 })
