@@ -1397,4 +1397,30 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "tsc --noEmit src/index.ts", block: BUILTIN, expect: "allow" },
     { command: "tsc --version", block: BUILTIN, expect: "allow" }
   ])
+
+  // GIT_CONFIG_PARAMETERS (what `git -c` hands the git it runs) is read setting by setting,
+  // as the GIT_CONFIG_COUNT form is: a program it configures is judged as a command.
+  cases("GIT_CONFIG_PARAMETERS", [
+    { command: `GIT_CONFIG_PARAMETERS="'core.fsmonitor'='rm y'" git status`, block: DENY_RM, expect: "deny" },
+    {
+      command: `GIT_CONFIG_PARAMETERS="'core.fsmonitor'='rm y'" git status`,
+      block: DENY_RM,
+      mode: "yolo",
+      expect: "deny"
+    },
+    { command: `GIT_CONFIG_PARAMETERS="'core.fsmonitor=rm y'" git status`, block: DENY_RM, expect: "deny" },
+    {
+      command: `GIT_CONFIG_PARAMETERS="'user.name'='a' 'alias.x'='!rm y'" git x`,
+      block: DENY_RM,
+      expect: "deny"
+    },
+    { command: `GIT_CONFIG_PARAMETERS="'diff.x=y.textconv'='rm y'" git diff`, block: DENY_RM, expect: "ask" },
+    { command: `GIT_CONFIG_PARAMETERS="$X" git status`, block: DENY_RM, expect: "ask" },
+    {
+      command: "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0='diff.x=y.textconv' GIT_CONFIG_VALUE_0='rm y' git diff",
+      block: DENY_RM,
+      expect: "ask"
+    },
+    { command: "git status", block: DENY_RM, mode: "yolo", expect: "allow" }
+  ])
 })

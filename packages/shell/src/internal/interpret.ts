@@ -382,11 +382,20 @@ const checkAssignment = (
     case "git-config": {
       const index = name.slice("GIT_CONFIG_KEY_".length)
       const paired = all.find((a) => a.name.toUpperCase() === `GIT_CONFIG_VALUE_${index}`)
-      if (!value.isStatic || paired === undefined || !paired.value.isStatic) {
+      if (!value.isStatic || paired === undefined || !paired.value.isStatic || value.value.includes("=")) {
         commandNote(command, "unmodelled", `${name} sets a git configuration whose value is not visible here`)
         return
       }
       Risks.gitConfig("git", `${value.value}=${paired.value.value}`, sinkFor(env, command, scope), name)
+      return
+    }
+    case "git-config-parameters": {
+      const settings = value.isStatic ? Risks.gitConfigParameters(value.value) : undefined
+      if (settings === undefined) {
+        commandNote(command, "unmodelled", `${name} sets git configuration that is not read here`)
+        return
+      }
+      for (const setting of settings) Risks.gitConfig("git", setting, sinkFor(env, command, scope), name)
       return
     }
     case "counted":

@@ -759,6 +759,7 @@ export type GadgetKind =
   | "program"
   | "directory"
   | "git-config"
+  | "git-config-parameters"
   | "counted"
   | "opaque"
   | "less"
@@ -814,6 +815,8 @@ const GADGETS: ReadonlyMap<string, GadgetKind> = new Map<string, GadgetKind>([
   // git writes its index or its trace to the file named.
   ["GIT_INDEX_FILE", "file"],
   ["GIT_CONFIG_COUNT", "counted"],
+  // What `git -c` passes to the git commands it runs: `'key'='value' …`.
+  ["GIT_CONFIG_PARAMETERS", "git-config-parameters"],
   ["LESS", "less"],
   ...(
     [
@@ -822,7 +825,6 @@ const GADGETS: ReadonlyMap<string, GadgetKind> = new Map<string, GadgetKind>([
       "GIT_CONFIG",
       "GIT_CONFIG_GLOBAL",
       "GIT_CONFIG_SYSTEM",
-      "GIT_CONFIG_PARAMETERS",
       "LESSOPEN",
       "LESSCLOSE",
       // A lesskey file's #env section sets LESSOPEN for the pager git and man start.
