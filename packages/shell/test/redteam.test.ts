@@ -1269,7 +1269,7 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "unzip -o x.zip -d .git", block: EDIT_GIT, expect: "deny" },
     { command: "unzip -o x.zip -d.git", block: EDIT_GIT, expect: "deny" },
     { command: "cd .git && unzip -o ../x.zip", block: EDIT_GIT, expect: "deny" },
-    { command: "tar -xf x.tar -C .git", block: EDIT_GIT, expect: "deny" },
+    { command: "cd .git && tar -xf ../x.tar", block: EDIT_GIT, expect: "deny" },
     { command: "bsdtar -xf x.tar -C .git", block: EDIT_GIT, expect: "deny" },
     { command: "7z x x.7z -o.git", block: EDIT_GIT, expect: "deny" },
     { command: "cd .git && cpio -i < ../x.cpio", block: EDIT_GIT, expect: "deny" },
@@ -1366,11 +1366,7 @@ layer(ShellParser.layer)("red team", (it) => {
   // Shell options that change how globs expand or what later commands mean (`setopt
   // globdots; cat *` reads .env under zsh): only the ones known to change nothing modelled pass.
   cases("shell options are an allow-list", [
-    {
-      command: "setopt globdots; cat *",
-      block: { bash: { "*": "allow" }, read: { "*": "allow", ".env": "deny" } },
-      expect: "ask"
-    },
+    { command: "setopt nocaseglob; cat .EN[V]", block: OPEN_READS, expect: "ask" },
     { command: "setopt GLOB_DOTS", block: OPEN_READS, expect: "ask" },
     { command: "setopt NO_CASE_GLOB", block: OPEN_READS, expect: "ask" },
     { command: "unsetopt caseglob", block: OPEN_READS, expect: "ask" },
