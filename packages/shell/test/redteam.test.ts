@@ -1246,7 +1246,7 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "compgen -W 'start stop' st", block: DENY_RM, expect: "allow" }
   ])
 
-  // GNU sed -iSUFFIX renames each file to a backup first: `*` in the suffix is the file's
+  // GNU sed -iSUFFIX (and perl -iSUFFIX) renames each file to a backup first: `*` in the suffix is the file's
   // name, a `/` puts it in another folder (`-i'.git/*'` backs `config` up as .git/config).
   cases("sed in-place backups", [
     { command: "sed -i'.git/*' s/a/b/ config", block: EDIT_GIT, expect: "deny" },
@@ -1259,7 +1259,11 @@ layer(ShellParser.layer)("red team", (it) => {
     },
     { command: "sed -i.bak s/a/b/ notes.txt", block: EDIT_GIT, expect: "allow" },
     { command: "sed -i s/a/b/ notes.txt", block: EDIT_GIT, expect: "allow" },
-    { command: "sed -i.orig s/a/b/ src/*.ts", block: EDIT_GIT, expect: "allow" }
+    { command: "sed -i.orig s/a/b/ src/*.ts", block: EDIT_GIT, expect: "allow" },
+    // perl -i names its backups the same way.
+    { command: "perl -pi'.git/*' -e 's/a/b/' config", block: EDIT_GIT, expect: "deny" },
+    // (perl's code asks as any interpreter's; its backup is no deny.)
+    { command: "perl -pi.bak -e 's/a/b/' notes.txt", block: EDIT_GIT, expect: "ask" }
   ])
 
   // Extractors write into a directory whose entries the archive names: the directory as a

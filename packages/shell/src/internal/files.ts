@@ -603,6 +603,7 @@ export const argumentPaths = (
     return
   }
   if (key === "sed" && sedInPlace(words)) sedBackups(env, command, words, scope)
+  if (key === "perl") perlBackups(env, command, words, scope)
   const archive = archiveWrites(key, words)
   for (const reason of archive.unmodelled) commandNote(command, "unmodelled", reason)
   for (const word of archive.writes) touch(env, command, word, "write", "argument", scope)
@@ -1149,9 +1150,8 @@ export const followedLinks = (env: Env, command: MutableCommand): void => {
 const sedInPlace = (words: ReadonlyArray<Word>): boolean =>
   words.some((w) => w.isStatic && (w.value.startsWith("--in-place") || /^-[a-zA-Z]*i/.test(w.value)))
 
-// GNU sed's `-iSUFFIX`/`--in-place=SUFFIX` renames each file to a backup before writing it:
-// the suffix with each `*` replaced by the file's name as given (`-i'.git/*'` backs `config`
-// up as `.git/config`), else the name with the suffix appended; both from where sed runs.
+// GNU sed's `-iSUFFIX`/`--in-place=SUFFIX` renames each file to a backup before writing it
+// (`-i'.git/*'` backs `config` up as `.git/config`).
 const sedBackups = (env: Env, command: MutableCommand, words: ReadonlyArray<Word>, scope: Scope): void => {
   let suffix = ""
   let scriptOption = false
@@ -1199,7 +1199,59 @@ const sedBackups = (env: Env, command: MutableCommand, words: ReadonlyArray<Word
     commandNote(command, "unmodelled", "sed --follow-symlinks names its backups after where the links lead")
     return
   }
-  for (const file of scriptOption ? operands : operands.slice(1)) {
+  backups(env, command, "sed", suffix, scriptOption ? operands : operands.slice(1), scope)
+}
+
+// `perl -i[SUFFIX]` backs files up as sed does (`*` is the name as given). Its options end
+// at the first operand: the script file, unless `-e`/`-E` gave the code.
+const perlBackups = (env: Env, command: MutableCommand, words: ReadonlyArray<Word>, scope: Scope): void => {
+  let suffix = ""
+  let code = false
+  let i = 1
+  for (; i < words.length; i++) {
+    const word = words[i]!
+    const text = word.value
+    if (!word.isStatic) {
+      if (word.raw.startsWith("-"))
+        commandNote(command, "unmodelled", `perl \`${word.raw}\`: an option only known at run time`)
+      else break
+      continue
+    }
+    if (text === "--") {
+      i++
+      break
+    }
+    if (!text.startsWith("-") || text === "-") break
+    for (let at = 1; at < text.length; at++) {
+      const letter = text[at]!
+      if (letter === "i") {
+        suffix = text.slice(at + 1)
+        break
+      }
+      if (letter === "e" || letter === "E") {
+        code = true
+        if (at + 1 === text.length) i++
+        break
+      }
+      // Options whose value is the rest of the word.
+      if ("IMmxdDClC0".includes(letter)) break
+    }
+  }
+  if (suffix === "" || suffix === "*") return
+  backups(env, command, "perl", suffix, words.slice(code ? i : i + 1), scope)
+}
+
+// Each file's backup: the suffix with each `*` replaced by its name as given, else the name
+// with the suffix appended, from where the program runs.
+const backups = (
+  env: Env,
+  command: MutableCommand,
+  program: string,
+  suffix: string,
+  files: ReadonlyArray<Word>,
+  scope: Scope
+): void => {
+  for (const file of files) {
     const name = file.path
     if (file.glob && name !== undefined && !suffix.includes("*")) {
       // Each file the glob matches, with the suffix appended.
@@ -1208,7 +1260,11 @@ const sedBackups = (env: Env, command: MutableCommand, words: ReadonlyArray<Word
       continue
     }
     if (name === undefined || file.glob) {
-      commandNote(command, "unmodelled", `sed backs up \`${file.raw}\` under a name only known at run time`)
+      commandNote(
+        command,
+        "unmodelled",
+        `${program} backs up \`${file.raw}\` under a name only known at run time`
+      )
       continue
     }
     const backup = suffix.includes("*") ? suffix.replaceAll("*", name) : name + suffix
