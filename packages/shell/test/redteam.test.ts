@@ -1235,6 +1235,9 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "history -w .git/config", block: EDIT_GIT, expect: "deny" },
     { command: "history -a .git/config", block: EDIT_GIT, expect: "deny" },
     { command: "history -r .env", block: OPEN_READS, expect: "deny" },
+    { command: "HISTFILE=.git/config; history -a", block: EDIT_GIT, expect: "deny" },
+    // zsh's `r` re-runs a history line (`print -s 'rm y'` puts one there).
+    { command: "print -s 'rm y'; r", block: DENY_RM, expect: "ask" },
     { command: "compgen -C 'rm y' x", block: DENY_RM, expect: "deny" },
     { command: "complete -C 'rm y' x", block: DENY_RM, expect: "deny" },
     { command: "compgen -F func x", block: DENY_RM, expect: "ask" },

@@ -343,8 +343,8 @@ const checkAssignment = (
   const name = assignment.name
   const value = assignment.value
   if (kind === "file") {
-    // GIT_TRACE=/tmp/x, GIT_INDEX_FILE=x: a file git writes (1, 2, true or a descriptor
-    // number send a trace to the terminal).
+    // GIT_TRACE=/tmp/x, GIT_INDEX_FILE=x, HISTFILE=x: a file git or the shell writes (1, 2,
+    // true or a descriptor number send a trace to the terminal).
     if (!value.isStatic)
       commandNote(command, "unmodelled", `${name} names a file git writes, only known at run time`)
     else if (!/^(|[0-9]|true|false|yes|no|on|off)$/i.test(value.value))

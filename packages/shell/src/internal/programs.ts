@@ -814,6 +814,8 @@ const GADGETS: ReadonlyMap<string, GadgetKind> = new Map<string, GadgetKind>([
   ["GIT_OBJECT_DIRECTORY", "directory"],
   // git writes its index or its trace to the file named.
   ["GIT_INDEX_FILE", "file"],
+  // The shell's history file: `history -w`/`-a` (and an interactive shell's exit) write it.
+  ["HISTFILE", "file"],
   ["GIT_CONFIG_COUNT", "counted"],
   // What `git -c` passes to the git commands it runs: `'key'='value' …`.
   ["GIT_CONFIG_PARAMETERS", "git-config-parameters"],

@@ -126,6 +126,7 @@ export const SPECIAL: ReadonlySet<string> = new Set([
   "mamba",
   "micromamba",
   "fc",
+  "r",
   "history",
   "compgen",
   "complete"
@@ -242,10 +243,12 @@ export const special = (key: string, words: ReadonlyArray<Word>, ops: Ops): bool
       }
       return true
     case "fc":
+    // zsh's `r` is `fc -e -`.
+    case "r":
       // It runs lines of the history, which `history -s` or `history -r FILE` put there, or
       // opens them in the editor `-e` names: commands that are not in the text.
-      ops.note("executes", "fc runs commands from the shell's history")
-      ops.note("unmodelled", "fc runs commands from the shell's history, which are not in the text")
+      ops.note("executes", `${key} runs commands from the shell's history`)
+      ops.note("unmodelled", `${key} runs commands from the shell's history, which are not in the text`)
       return true
     case "history":
       history(words, ops)
