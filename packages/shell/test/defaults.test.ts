@@ -60,7 +60,6 @@ const HARMLESS = [
   "grep -rn TODO src",
   "echo hi > build/out.txt",
   "npm ls",
-  "tsc --noEmit",
   "pwd && ls"
 ]
 
@@ -100,6 +99,10 @@ const PROJECT_CODE = [
   "pytest",
   "eslint .",
   "prettier --check .",
+  // tsconfig.json's `extends` reads any file, printed in its errors; `outDir` writes anywhere.
+  "tsc --noEmit",
+  `echo '{"extends":"./.env"}' > tsconfig.json && tsc --pretty`,
+  "biome check .",
   `echo '{"scripts":{"test":"rm -rf ."}}' > package.json && npm test`,
   "printf 'all:\\n\\trm -rf .\\n' > Makefile && make"
 ]
@@ -328,7 +331,6 @@ layer(ShellParser.layer)("the built-in defaults", (it) => {
             "uniq -c README.md",
             "uniq README.md build/uniq.txt",
             "xxd -l 16 README.md",
-            "tsc --noEmit",
             "tsc --outDir build src/a.ts",
             "date -d yesterday +%s",
             "date -u"

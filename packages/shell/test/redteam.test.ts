@@ -1359,4 +1359,206 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "cat src/**/*.ts", block: USER, expect: "allow" },
     { command: "ls **/*.json", block: USER, expect: "allow" }
   ])
+
+  // bash's history and completion builtins run commands that are not in the text: fc runs
+  // history lines (`history -s`/`-r FILE` put them there), compgen/complete -C a command
+  // line; `history -w/-a` writes the history file.
+  cases("history and completion builtins", [
+    { command: "history -s rm y; fc -s", block: DENY_RM, expect: "ask" },
+    { command: "history -r notes.txt; fc -s", block: DENY_RM, expect: "ask" },
+    { command: "fc -e 'rm y'", block: DENY_RM, expect: "ask" },
+    { command: "history -w .git/config", block: EDIT_GIT, expect: "deny" },
+    { command: "history -a .git/config", block: EDIT_GIT, expect: "deny" },
+    { command: "history -r .env", block: OPEN_READS, expect: "deny" },
+    { command: "HISTFILE=.git/config; history -a", block: EDIT_GIT, expect: "deny" },
+    // zsh's `r` re-runs a history line (`print -s 'rm y'` puts one there).
+    { command: "print -s 'rm y'; r", block: DENY_RM, expect: "ask" },
+    { command: "compgen -C 'rm y' x", block: DENY_RM, expect: "deny" },
+    { command: "complete -C 'rm y' x", block: DENY_RM, expect: "deny" },
+    { command: "compgen -F func x", block: DENY_RM, expect: "ask" },
+    { command: "compgen -W '$(rm y)' x", block: DENY_RM, expect: "ask" },
+    { command: "history", block: DENY_RM, expect: "allow" },
+    { command: "history 10", block: DENY_RM, expect: "allow" },
+    { command: "history -a notes.txt", block: EDIT_GIT, expect: "allow" },
+    { command: "compgen -A file src", block: DENY_RM, expect: "allow" },
+    { command: "compgen -W 'start stop' st", block: DENY_RM, expect: "allow" }
+  ])
+
+  // GNU sed -iSUFFIX (and perl -iSUFFIX) renames each file to a backup first: `*` in the suffix is the file's
+  // name, a `/` puts it in another folder (`-i'.git/*'` backs `config` up as .git/config).
+  cases("sed in-place backups", [
+    { command: "sed -i'.git/*' s/a/b/ config", block: EDIT_GIT, expect: "deny" },
+    { command: "sed --in-place='.git/*' s/a/b/ config", block: EDIT_GIT, expect: "deny" },
+    { command: "sed -ni'.git/*' -e p config", block: EDIT_GIT, expect: "deny" },
+    {
+      command: "sed -i.bak s/a/b/ notes.txt",
+      block: { bash: { "*": "allow" }, edit: { "*": "allow", "*.bak": "deny" } },
+      expect: "deny"
+    },
+    { command: "sed -i.bak s/a/b/ notes.txt", block: EDIT_GIT, expect: "allow" },
+    { command: "sed -i s/a/b/ notes.txt", block: EDIT_GIT, expect: "allow" },
+    { command: "sed -i.orig s/a/b/ src/*.ts", block: EDIT_GIT, expect: "allow" },
+    // perl -i names its backups the same way.
+    { command: "perl -pi'.git/*' -e 's/a/b/' config", block: EDIT_GIT, expect: "deny" },
+    // (perl's code asks as any interpreter's; its backup is no deny.)
+    { command: "perl -pi.bak -e 's/a/b/' notes.txt", block: EDIT_GIT, expect: "ask" }
+  ])
+
+  // Extractors write into a directory whose entries the archive names: the directory as a
+  // whole is written (`unzip -d .git` was judged a read of .git); decompressors write the
+  // file without its suffix (`gunzip .git/config.gz` writes .git/config).
+  cases("archive extraction", [
+    { command: "unzip -o x.zip -d .git", block: EDIT_GIT, expect: "deny" },
+    { command: "unzip -o x.zip -d.git", block: EDIT_GIT, expect: "deny" },
+    { command: "cd .git && unzip -o ../x.zip", block: EDIT_GIT, expect: "deny" },
+    { command: "cd .git && tar -xf ../x.tar", block: EDIT_GIT, expect: "deny" },
+    { command: "bsdtar -xf x.tar -C .git", block: EDIT_GIT, expect: "deny" },
+    { command: "7z x x.7z -o.git", block: EDIT_GIT, expect: "deny" },
+    { command: "cd .git && cpio -i < ../x.cpio", block: EDIT_GIT, expect: "deny" },
+    // Into the project's top, an archive may hold .git/config.
+    { command: "cpio -i < x.cpio", block: EDIT_GIT, expect: "deny" },
+    { command: "unzip -o x.zip", block: EDIT_GIT, expect: "deny" },
+    { command: "find . | cpio -o > x.cpio", block: OPEN_READS, expect: "ask" },
+    { command: "gunzip .git/config.gz", block: EDIT_GIT, expect: "deny" },
+    { command: "unzip -l x.zip", block: EDIT_GIT, expect: "allow" },
+    { command: "unzip -o x.zip -d out", block: EDIT_GIT, expect: "allow" },
+    { command: "tar -xzf x.tgz -C src", block: EDIT_GIT, expect: "allow" },
+    { command: "tar -tf x.tar", block: EDIT_GIT, expect: "allow" },
+    { command: "gzip -k notes.txt", block: EDIT_GIT, expect: "allow" },
+    { command: "gunzip -c x.gz > out.txt", block: EDIT_GIT, expect: "allow" }
+  ])
+
+  // `git init` copies its template (hooks included: `--template=t`, init.templateDir) into
+  // the repository's .git: a write of that .git; `git clone -c` configures the new one.
+  cases("git init and clone templates", [
+    { command: "git init --template=t", block: EDIT_GIT, expect: "deny" },
+    { command: "git -c init.templateDir=t init", block: EDIT_GIT, expect: "deny" },
+    { command: "git init", block: EDIT_GIT, expect: "deny" },
+    { command: "git init --template=t sub", block: NONE, expect: "ask" },
+    { command: "git clone --template=t https://example.com/r.git", block: NONE, expect: "ask" },
+    {
+      command: "git clone --separate-git-dir=.git/x https://example.com/r.git d",
+      block: EDIT_GIT,
+      expect: "deny"
+    },
+    {
+      command: "git clone -c core.fsmonitor='rm y' https://example.com/r.git d",
+      block: DENY_RM,
+      expect: "deny"
+    },
+    { command: "git clone https://example.com/r.git", block: EDIT_GIT, expect: "allow" },
+    { command: "git clone --depth 1 https://example.com/r.git d", block: EDIT_GIT, expect: "allow" },
+    { command: "git status", block: EDIT_GIT, expect: "allow" }
+  ])
+
+  // mv's source is read as well as removed: its content moves to a name no rule protects
+  // (`mv .env x; cat x` printed .env); copies, links and archives read their sources.
+  cases("moved and copied sources are read", [
+    { command: "mv .env x; cat x", block: OPEN_READS, expect: "deny" },
+    { command: "mv .env x", block: OPEN_READS, expect: "deny" },
+    { command: "mv -t src .env", block: OPEN_READS, expect: "deny" },
+    { command: "mv .env x; cat x", block: BUILTIN, expect: "ask" },
+    { command: "mv .env x", block: BUILTIN, expect: "ask" },
+    { command: "cp .env x", block: OPEN_READS, expect: "deny" },
+    { command: "install .env x", block: OPEN_READS, expect: "deny" },
+    { command: "ln .env x", block: OPEN_READS, expect: "deny" },
+    { command: "rsync .env x", block: OPEN_READS, expect: "deny" },
+    { command: "tar -cf x.tar .env", block: OPEN_READS, expect: "deny" },
+    { command: "Move-Item .env x", dialect: ps, block: OPEN_READS, expect: "deny" },
+    { command: "mv .env x", dialect: ps, block: OPEN_READS, expect: "deny" },
+    { command: "Rename-Item -Path .env -NewName x", dialect: ps, block: OPEN_READS, expect: "deny" },
+    { command: "Move-Item notes.txt x", dialect: ps, block: OPEN_READS, expect: "allow" },
+    { command: "mv notes.txt x", block: OPEN_READS, expect: "allow" },
+    {
+      command: "mv src lib2",
+      block: { bash: { "*": "allow" }, read: { "*": "allow", "src/*": "deny" } },
+      expect: "deny"
+    },
+    { command: "mv src/index.ts src/main.ts", block: OPEN_READS, expect: "allow" }
+  ])
+
+  // diff of two directories reads the files in them (under them with -r) and, with -N,
+  // prints the ones only one side has: `diff -rN . src` printed .env.
+  cases("directory diffs read the files", [
+    { command: "diff -rN . src", block: OPEN_READS, expect: "deny" },
+    { command: "diff --recursive --new-file . src", block: OPEN_READS, expect: "deny" },
+    { command: "diff -N . src", block: OPEN_READS, expect: "deny" },
+    { command: "colordiff -rN . src", block: OPEN_READS, expect: "deny" },
+    { command: "git diff --no-index . src", block: OPEN_READS, expect: "deny" },
+    { command: "diff a b", block: OPEN_READS, expect: "allow" },
+    { command: "diff -u notes.txt src/index.ts", block: OPEN_READS, expect: "allow" },
+    { command: "diff -r src build", block: OPEN_READS, expect: "allow" }
+  ])
+
+  // `git add DIR` stages every file under DIR, hidden ones included, and the commands after
+  // it print them from the index (`git add .; git grep --cached SECRET`, `git status -v`).
+  cases("git add of a directory reads it", [
+    { command: "git add .; git grep --cached SECRET", block: OPEN_READS, expect: "deny" },
+    { command: "git add .", block: OPEN_READS, expect: "deny" },
+    { command: "git add -A", block: OPEN_READS, expect: "deny" },
+    { command: "git add --all", block: OPEN_READS, expect: "deny" },
+    { command: "cd src && git add :/", block: OPEN_READS, expect: "deny" },
+    { command: "git add '*'", block: OPEN_READS, expect: "ask" },
+    { command: "git status -v", block: OPEN_READS, expect: "deny" },
+    { command: "git add src", block: OPEN_READS, expect: "allow" },
+    { command: "git add src/index.ts", block: OPEN_READS, expect: "allow" },
+    { command: "git status", block: OPEN_READS, expect: "allow" }
+  ])
+
+  // Shell options that change how globs expand or what later commands mean (`setopt
+  // globdots; cat *` reads .env under zsh): only the ones known to change nothing modelled pass.
+  cases("shell options are an allow-list", [
+    { command: "setopt nocaseglob; cat .EN[V]", block: OPEN_READS, expect: "ask" },
+    { command: "setopt GLOB_DOTS", block: OPEN_READS, expect: "ask" },
+    { command: "setopt NO_CASE_GLOB", block: OPEN_READS, expect: "ask" },
+    { command: "unsetopt caseglob", block: OPEN_READS, expect: "ask" },
+    { command: "set -o nocaseglob; cat .EN*", block: OPEN_READS, expect: "ask" },
+    { command: "set -o posix", block: OPEN_READS, expect: "ask" },
+    { command: "set -a", block: OPEN_READS, expect: "ask" },
+    { command: "set -f", block: OPEN_READS, expect: "ask" },
+    { command: "set -4", block: OPEN_READS, expect: "ask" },
+    { command: "set -euo pipefail", block: OPEN_READS, expect: "allow" },
+    { command: "set -ex", block: OPEN_READS, expect: "allow" },
+    { command: "set +o errexit", block: OPEN_READS, expect: "allow" },
+    { command: "set -- a b", block: OPEN_READS, expect: "allow" },
+    { command: "setopt err_exit no_unset pipefail", block: OPEN_READS, expect: "allow" }
+  ])
+
+  // tsc and biome run what their configuration says (`extends` reads any file, printed in
+  // the errors; `outDir` writes anywhere): not harmless under the built-in defaults.
+  cases("project-configured build tools", [
+    { command: `echo '{"extends":"./.env"}' > tsconfig.json && tsc --pretty`, block: BUILTIN, expect: "ask" },
+    { command: "tsc --pretty", block: BUILTIN, expect: "ask" },
+    { command: "biome check .", block: BUILTIN, expect: "ask" },
+    { command: "tsc -p tsconfig.json", block: BUILTIN, expect: "ask" },
+    // Given its files, tsc reads no tsconfig.json.
+    { command: "tsc --noEmit src/index.ts", block: BUILTIN, expect: "allow" },
+    { command: "tsc --version", block: BUILTIN, expect: "allow" }
+  ])
+
+  // GIT_CONFIG_PARAMETERS (what `git -c` hands the git it runs) is read setting by setting,
+  // as the GIT_CONFIG_COUNT form is: a program it configures is judged as a command.
+  cases("GIT_CONFIG_PARAMETERS", [
+    { command: `GIT_CONFIG_PARAMETERS="'core.fsmonitor'='rm y'" git status`, block: DENY_RM, expect: "deny" },
+    {
+      command: `GIT_CONFIG_PARAMETERS="'core.fsmonitor'='rm y'" git status`,
+      block: DENY_RM,
+      mode: "yolo",
+      expect: "deny"
+    },
+    { command: `GIT_CONFIG_PARAMETERS="'core.fsmonitor=rm y'" git status`, block: DENY_RM, expect: "deny" },
+    {
+      command: `GIT_CONFIG_PARAMETERS="'user.name'='a' 'alias.x'='!rm y'" git x`,
+      block: DENY_RM,
+      expect: "deny"
+    },
+    { command: `GIT_CONFIG_PARAMETERS="'diff.x=y.textconv'='rm y'" git diff`, block: DENY_RM, expect: "ask" },
+    { command: `GIT_CONFIG_PARAMETERS="$X" git status`, block: DENY_RM, expect: "ask" },
+    {
+      command: "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0='diff.x=y.textconv' GIT_CONFIG_VALUE_0='rm y' git diff",
+      block: DENY_RM,
+      expect: "ask"
+    },
+    { command: "git status", block: DENY_RM, mode: "yolo", expect: "allow" }
+  ])
 })

@@ -4,6 +4,7 @@
 import * as fs from "node:fs"
 import * as NodePath from "node:path"
 import type { PathAccess } from "../ShellAnalysis.ts"
+import { archiveWrites } from "./archives.ts"
 import { commandNote, type Env, type MutableCommand, type Scope } from "./env.ts"
 import { GREP_PROGRAMS, parseGrep } from "./grep.ts"
 import type { RawRedirect, Word } from "./model.ts"
@@ -643,6 +644,11 @@ export const argumentPaths = (
     copyPaths(env, command, key, words, scope)
     return
   }
+  if (key === "sed" && sedInPlace(words)) sedBackups(env, command, words, scope)
+  if (key === "perl") perlBackups(env, command, words, scope)
+  const archive = archiveWrites(key, words)
+  for (const reason of archive.unmodelled) commandNote(command, "unmodelled", reason)
+  for (const word of archive.writes) touch(env, command, word, "write", "argument", scope)
   const ps = scope.dialect === "powershell"
   const writeOptions = Programs.WRITE_OPTIONS.get(key) ?? []
   const patternOptions = Programs.PATTERN_FIRST.get(key)
@@ -714,6 +720,8 @@ export const argumentPaths = (
           (writesAll && /^-(path|literalpath|lp|filepath)/.test(name))
         if (name.startsWith("-workingdirectory")) touch(env, command, value, "read", "cd", scope)
         else touch(env, command, value, writes ? "write" : "read", "argument", scope)
+        if (MOVES.has(key) && writes && /^-(path|literalpath|lp)/.test(name))
+          touch(env, command, value, "read", "argument", scope)
         i++
       }
       continue
@@ -822,6 +830,8 @@ export const argumentPaths = (
     if (!words.some((w) => /^(-e|-f|--regexp|--file)$/.test(w.value))) operands.shift()
     if (!operands.some(existsHere)) operands.push(staticWord("."))
   }
+  if (key === "git" && (words[start]?.value === "add" || words[start]?.value === "stage"))
+    gitAddPaths(env, words.slice(start), operands)
   const values = key === "git" ? words.map((w) => w.value) : []
   if (key === "git" && Programs.gitPrintsContents(values)) {
     // `git diff`, `git log -p`, `git show HEAD`: the content of every tracked file of the
@@ -861,10 +871,30 @@ export const argumentPaths = (
     )
       access = "write"
     else if (Programs.WRITES_SECOND.has(key) && index === 1) access = "write"
+    if (MOVES.has(key) && index === 0) touch(env, command, word, "read", "argument", scope)
     touch(env, command, word, access, "argument", scope)
   })
   if (follows) followedLinks(env, command)
 }
+
+// `git add` reads (and stages, for later commands to print) every file under a directory it
+// is given, hidden ones included; `-A`/`-u` with no pathspec, and `:/`, every file of the tree.
+const gitAddPaths = (env: Env, words: ReadonlyArray<Word>, operands: Array<Word>): void => {
+  const root = env.resolver.root
+  operands.forEach((word, index) => {
+    const top = word.isStatic ? /^:\/(?![(!^])(.*)$/s.exec(word.value) : null
+    if (top) operands[index] = { ...staticWord(`${root}/${top[1]}`), raw: word.raw }
+  })
+  if (
+    operands.length === 0 &&
+    words.some((w) => /^(-[a-zA-Z]*[Au][a-zA-Z]*|--all|--update|--no-ignore-removal)$/.test(w.value))
+  )
+    operands.push({ ...staticWord(root), path: root })
+}
+
+// Cmdlets that move their -Path (mv is in copyPaths): it is read too, its content moving
+// to a name no rule may protect.
+const MOVES: ReadonlySet<string> = new Set(["move-item", "rename-item"])
 
 // cp, mv, install and ln (GNU coreutils): their short options, and those that take a value
 // (glued, `-S.json`, or the next word); their long options that take one (`--suffix S`,
@@ -981,6 +1011,8 @@ const copyPaths = (
   if (directory !== undefined) touch(env, command, directory, "write", "argument", scope)
   operands.forEach((word, index) => {
     const last = directory === undefined && index === operands.length - 1 && operands.length > 1
+    // mv removes its sources and also reads them: their content moves to a name no rule may protect.
+    if (key === "mv" && !last) touch(env, command, word, "read", "argument", scope)
     touch(env, command, word, key === "mv" || last ? "write" : "read", "argument", scope)
   })
   // Where each source lands (and a backup is made): inside the -t directory; the last of two
@@ -1159,6 +1191,128 @@ export const followedLinks = (env: Env, command: MutableCommand): void => {
 
 const sedInPlace = (words: ReadonlyArray<Word>): boolean =>
   words.some((w) => w.isStatic && (w.value.startsWith("--in-place") || /^-[a-zA-Z]*i/.test(w.value)))
+
+// GNU sed's `-iSUFFIX`/`--in-place=SUFFIX` renames each file to a backup before writing it
+// (`-i'.git/*'` backs `config` up as `.git/config`).
+const sedBackups = (env: Env, command: MutableCommand, words: ReadonlyArray<Word>, scope: Scope): void => {
+  let suffix = ""
+  let scriptOption = false
+  let followsLinks = false
+  let ended = false
+  const operands: Array<Word> = []
+  for (let i = 1; i < words.length; i++) {
+    const word = words[i]!
+    const text = word.value
+    if (ended || !(word.isStatic ? text.startsWith("-") && text !== "-" : word.raw.startsWith("-"))) {
+      operands.push(word)
+      continue
+    }
+    if (!word.isStatic) {
+      if (/^-(-i|[a-zA-Z]*i)/.test(word.raw))
+        commandNote(command, "unmodelled", `sed \`${word.raw}\`: a backup suffix only known at run time`)
+      continue
+    }
+    if (text === "--") ended = true
+    else if (text === "--in-place") suffix = ""
+    else if (text.startsWith("--in-place=")) suffix = text.slice("--in-place=".length)
+    else if (text === "--follow-symlinks") followsLinks = true
+    else if (text === "--expression" || text === "--file") {
+      scriptOption = true
+      i++
+    } else if (text.startsWith("--expression=") || text.startsWith("--file=")) scriptOption = true
+    else if (text === "--line-length") i++
+    else if (!text.startsWith("--"))
+      for (let at = 1; at < text.length; at++) {
+        const letter = text[at]!
+        if (letter === "i") {
+          suffix = text.slice(at + 1)
+          break
+        }
+        if (letter === "e" || letter === "f" || letter === "l") {
+          if (letter !== "l") scriptOption = true
+          if (at + 1 === text.length) i++
+          break
+        }
+      }
+  }
+  // No suffix, or `*` alone (the file itself): no backup.
+  if (suffix === "" || suffix === "*") return
+  if (followsLinks) {
+    commandNote(command, "unmodelled", "sed --follow-symlinks names its backups after where the links lead")
+    return
+  }
+  backups(env, command, "sed", suffix, scriptOption ? operands : operands.slice(1), scope)
+}
+
+// `perl -i[SUFFIX]` backs files up as sed does (`*` is the name as given). Its options end
+// at the first operand: the script file, unless `-e`/`-E` gave the code.
+const perlBackups = (env: Env, command: MutableCommand, words: ReadonlyArray<Word>, scope: Scope): void => {
+  let suffix = ""
+  let code = false
+  let i = 1
+  for (; i < words.length; i++) {
+    const word = words[i]!
+    const text = word.value
+    if (!word.isStatic) {
+      if (word.raw.startsWith("-"))
+        commandNote(command, "unmodelled", `perl \`${word.raw}\`: an option only known at run time`)
+      else break
+      continue
+    }
+    if (text === "--") {
+      i++
+      break
+    }
+    if (!text.startsWith("-") || text === "-") break
+    for (let at = 1; at < text.length; at++) {
+      const letter = text[at]!
+      if (letter === "i") {
+        suffix = text.slice(at + 1)
+        break
+      }
+      if (letter === "e" || letter === "E") {
+        code = true
+        if (at + 1 === text.length) i++
+        break
+      }
+      // Options whose value is the rest of the word.
+      if ("IMmxdDClC0".includes(letter)) break
+    }
+  }
+  if (suffix === "" || suffix === "*") return
+  backups(env, command, "perl", suffix, words.slice(code ? i : i + 1), scope)
+}
+
+// Each file's backup: the suffix with each `*` replaced by its name as given, else the name
+// with the suffix appended, from where the program runs.
+const backups = (
+  env: Env,
+  command: MutableCommand,
+  program: string,
+  suffix: string,
+  files: ReadonlyArray<Word>,
+  scope: Scope
+): void => {
+  for (const file of files) {
+    const name = file.path
+    if (file.glob && name !== undefined && !suffix.includes("*")) {
+      // Each file the glob matches, with the suffix appended.
+      for (const match of resolveWord(env, command, file, scope, "read") ?? [])
+        touch(env, command, staticWord(match.absolute + suffix), "write", "argument", scope)
+      continue
+    }
+    if (name === undefined || file.glob) {
+      commandNote(
+        command,
+        "unmodelled",
+        `${program} backs up \`${file.raw}\` under a name only known at run time`
+      )
+      continue
+    }
+    const backup = suffix.includes("*") ? suffix.replaceAll("*", name) : name + suffix
+    touch(env, command, staticWord(backup), "write", "argument", scope)
+  }
+}
 
 // Per analysis: where plantedGitDirectory finds git looking from each directory (the file
 // system does not change while a text is judged), the written paths it has read, and which

@@ -23,6 +23,7 @@ import { baseName } from "./programName.ts"
 import * as Programs from "./programs.ts"
 import * as Risks from "./risks.ts"
 import * as Runners from "./runners.ts"
+import * as ShellOptions from "./shellOptions.ts"
 import { braceExpand, decodeEncodedCommand } from "./text.ts"
 
 export type { Env } from "./env.ts"
@@ -342,8 +343,8 @@ const checkAssignment = (
   const name = assignment.name
   const value = assignment.value
   if (kind === "file") {
-    // GIT_TRACE=/tmp/x, GIT_INDEX_FILE=x: a file git writes (1, 2, true or a descriptor
-    // number send a trace to the terminal).
+    // GIT_TRACE=/tmp/x, GIT_INDEX_FILE=x, HISTFILE=x: a file git or the shell writes (1, 2,
+    // true or a descriptor number send a trace to the terminal).
     if (!value.isStatic)
       commandNote(command, "unmodelled", `${name} names a file git writes, only known at run time`)
     else if (!/^(|[0-9]|true|false|yes|no|on|off)$/i.test(value.value))
@@ -381,11 +382,20 @@ const checkAssignment = (
     case "git-config": {
       const index = name.slice("GIT_CONFIG_KEY_".length)
       const paired = all.find((a) => a.name.toUpperCase() === `GIT_CONFIG_VALUE_${index}`)
-      if (!value.isStatic || paired === undefined || !paired.value.isStatic) {
+      if (!value.isStatic || paired === undefined || !paired.value.isStatic || value.value.includes("=")) {
         commandNote(command, "unmodelled", `${name} sets a git configuration whose value is not visible here`)
         return
       }
       Risks.gitConfig("git", `${value.value}=${paired.value.value}`, sinkFor(env, command, scope), name)
+      return
+    }
+    case "git-config-parameters": {
+      const settings = value.isStatic ? Risks.gitConfigParameters(value.value) : undefined
+      if (settings === undefined) {
+        commandNote(command, "unmodelled", `${name} sets git configuration that is not read here`)
+        return
+      }
+      for (const setting of settings) Risks.gitConfig("git", setting, sinkFor(env, command, scope), name)
       return
     }
     case "counted":
@@ -842,22 +852,12 @@ const special = (
       shopt(env, command, words)
       return true
     case "set":
-      // `set -k`: an assignment anywhere in a later command's words is put in its environment
-      // (`git diff GIT_EXTERNAL_DIFF=x` runs x), where only leading ones are read as such.
-      if (
-        words.some(
-          (w, i) =>
-            !w.isStatic ||
-            /^-[a-zA-Z]*k/.test(w.value) ||
-            (/^-[a-zA-Z]*o$/.test(w.value) && words[i + 1]?.value === "keyword")
-        )
-      )
-        commandNote(
-          command,
-          "unmodelled",
-          "turns on keyword mode: assignments after a program name set its environment"
-        )
+      for (const problem of ShellOptions.setProblems(words)) commandNote(command, "unmodelled", problem)
       return false
+    case "setopt":
+    case "unsetopt":
+      for (const problem of ShellOptions.setoptProblems(words)) commandNote(command, "unmodelled", problem)
+      return true
     case "set-alias":
     case "new-alias":
       commandNote(command, "unmodelled", "defines an alias: later names may not mean what they say")

@@ -759,6 +759,7 @@ export type GadgetKind =
   | "program"
   | "directory"
   | "git-config"
+  | "git-config-parameters"
   | "counted"
   | "opaque"
   | "less"
@@ -813,7 +814,11 @@ const GADGETS: ReadonlyMap<string, GadgetKind> = new Map<string, GadgetKind>([
   ["GIT_OBJECT_DIRECTORY", "directory"],
   // git writes its index or its trace to the file named.
   ["GIT_INDEX_FILE", "file"],
+  // The shell's history file: `history -w`/`-a` (and an interactive shell's exit) write it.
+  ["HISTFILE", "file"],
   ["GIT_CONFIG_COUNT", "counted"],
+  // What `git -c` passes to the git commands it runs: `'key'='value' …`.
+  ["GIT_CONFIG_PARAMETERS", "git-config-parameters"],
   ["LESS", "less"],
   ...(
     [
@@ -822,7 +827,6 @@ const GADGETS: ReadonlyMap<string, GadgetKind> = new Map<string, GadgetKind>([
       "GIT_CONFIG",
       "GIT_CONFIG_GLOBAL",
       "GIT_CONFIG_SYSTEM",
-      "GIT_CONFIG_PARAMETERS",
       "LESSOPEN",
       "LESSCLOSE",
       // A lesskey file's #env section sets LESSOPEN for the pager git and man start.
@@ -1579,7 +1583,12 @@ const TREE_READERS: ReadonlySet<string> = new Set([
   "zip",
   "7z",
   "rsync",
-  "compress-archive"
+  "compress-archive",
+  // A directory moved takes every file under it to a name no rule may protect.
+  "mv",
+  // Two directories compared: the files in them (and with -r under them), printed with -N.
+  "diff",
+  "colordiff"
 ])
 const RECURSIVE_FLAGS: ReadonlyMap<string, RegExp> = new Map([
   ["cp", /^(-[a-zA-Z]*[rRa][a-zA-Z]*|--recursive|--archive)$/],
@@ -1603,7 +1612,10 @@ export const readsDirectoryContents = (
   argv: ReadonlyArray<string>
 ): "all" | "visible" | undefined => {
   if (GREP_PROGRAMS.has(key)) return parseGrepArgv(argv).recursive ? "all" : undefined
-  if (key === "git") return gitSubcommand(argv) === "grep" || gitPrintsContents(argv) ? "all" : undefined
+  if (key === "git") {
+    const sub = gitSubcommand(argv)
+    return sub === "grep" || sub === "add" || sub === "stage" || gitPrintsContents(argv) ? "all" : undefined
+  }
   const flags = RECURSIVE_FLAGS.get(key)
   if (flags !== undefined) return argv.slice(1).some((word) => flags.test(word)) ? "all" : undefined
   if (!TREE_READERS.has(key)) return undefined
@@ -1667,6 +1679,9 @@ export const gitPrintsContents = (argv: ReadonlyArray<string>): boolean => {
       return (options[0] === "show" && (patch || !summary)) || (options[0] === "list" && patch)
     case "cat-file":
       return !options.some((a) => /^-[tse]$/.test(a))
+    // `status -v` prints the staged changes, as `diff --cached` does.
+    case "status":
+      return options.some((a) => /^(-v+|--verbose)$/.test(a))
     case "archive":
     case "format-patch":
       return true

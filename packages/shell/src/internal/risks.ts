@@ -877,6 +877,19 @@ const git = (name: string, words: ReadonlyArray<Word>, sink: Sink): void => {
     case "am":
       unseenWrites(sink, `${name} am writes the files its patches name, and commits them`)
       return
+    case "clone":
+      // `-c key=value` is written into the new repository's configuration, which the commands
+      // after it (and the checkout) read.
+      rest.forEach((a, index) => {
+        const value =
+          a === "-c" || a === "--config" ? rest[index + 1] : /^--config=/.test(a) ? a.slice(9) : undefined
+        if (value === undefined) return
+        // args[k] is words[k + 1].
+        if (words[i + 2 + index + (a.includes("=") ? 0 : 1)]?.isStatic === false)
+          opaque(sink, `${name} clone -c sets configuration only known at run time, which can run programs`)
+        configRisk(name, value, sink, "clone -c")
+      })
+      return
     case "push":
       if (
         rest.some(
@@ -1035,6 +1048,45 @@ const git = (name: string, words: ReadonlyArray<Word>, sink: Sink): void => {
 /** The risk of setting a git configuration `key=value` (its command lines are judged). */
 export const gitConfig = (name: string, assignment: string, sink: Sink, how: string): void =>
   configRisk(name, assignment, sink, how)
+
+/**
+ * The `key=value` settings of GIT_CONFIG_PARAMETERS as git reads them: entries apart by
+ * spaces, each `'key'='value'`, `'key'` or (the older form) `'key=value'`, every part
+ * single-quoted, a quote written `'\''`. `undefined` when it is not that form.
+ */
+export const gitConfigParameters = (text: string): Array<string> | undefined => {
+  const settings: Array<string> = []
+  let at = 0
+  // One single-quoted string, with `\'` and `\!` between quoted parts (sq_dequote).
+  const quoted = (): string | undefined => {
+    if (text[at] !== "'") return undefined
+    let out = ""
+    for (;;) {
+      const end = text.indexOf("'", at + 1)
+      if (end === -1) return undefined
+      out += text.slice(at + 1, end)
+      at = end + 1
+      if (text[at] !== "\\") return out
+      if ((text[at + 1] !== "'" && text[at + 1] !== "!") || text[at + 2] !== "'") return undefined
+      out += text[at + 1]
+      at += 2
+    }
+  }
+  for (;;) {
+    while (/\s/.test(text[at] ?? "")) at++
+    if (at >= text.length) return settings
+    const key = quoted()
+    if (key === undefined) return undefined
+    if (text[at] === "=") {
+      at++
+      const value = quoted()
+      // A key with `=` (in a subsection) would be split there when judged.
+      if (value === undefined || key.includes("=")) return undefined
+      settings.push(`${key}=${value}`)
+    } else settings.push(key)
+    if (at < text.length && !/\s/.test(text[at]!)) return undefined
+  }
+}
 
 const configRisk = (name: string, assignment: string, sink: Sink, how: string): void => {
   const eq = assignment.indexOf("=")

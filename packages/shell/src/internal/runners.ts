@@ -124,7 +124,12 @@ export const SPECIAL: ReadonlySet<string> = new Set([
   "rye",
   "conda",
   "mamba",
-  "micromamba"
+  "micromamba",
+  "fc",
+  "r",
+  "history",
+  "compgen",
+  "complete"
 ])
 
 /** The programs {@link check} looks at. */
@@ -237,8 +242,81 @@ export const special = (key: string, words: ReadonlyArray<Word>, ops: Ops): bool
         )
       }
       return true
+    case "fc":
+    // zsh's `r` is `fc -e -`.
+    case "r":
+      // It runs lines of the history, which `history -s` or `history -r FILE` put there, or
+      // opens them in the editor `-e` names: commands that are not in the text.
+      ops.note("executes", `${key} runs commands from the shell's history`)
+      ops.note("unmodelled", `${key} runs commands from the shell's history, which are not in the text`)
+      return true
+    case "history":
+      history(words, ops)
+      return true
+    case "compgen":
+    case "complete":
+      completion(key, words, ops)
+      return true
     default:
       return false
+  }
+}
+
+// `history -a/-n/-r/-w [FILE]` appends to, reads or writes the history file (the first
+// operand, or $HISTFILE: ~/.bash_history); zsh's `history` is `fc -l`, which takes no file.
+const history = (words: ReadonlyArray<Word>, ops: Ops): void => {
+  let access: "read" | "write" | undefined
+  let file: Word | undefined
+  let operands = false
+  for (const word of words.slice(1)) {
+    if (!word.isStatic) {
+      ops.note("unmodelled", `history is given \`${word.raw}\`, only known at run time`)
+      return
+    }
+    if (!operands && word.value === "--") operands = true
+    else if (!operands && /^-[a-z]+$/.test(word.value)) {
+      if (/[anr]/.test(word.value)) access = access ?? "read"
+      if (/[aw]/.test(word.value)) access = "write"
+    } else file ??= word
+  }
+  if (access === undefined) return
+  ops.touch(file ?? { ...staticWord("~/.bash_history"), path: `${ops.home()}/.bash_history` }, access)
+}
+
+// `compgen`/`complete -C COMMAND` runs a command line, `-F FUNCTION` a function; compgen
+// expands its `-W` word list as the shell does, command substitutions included.
+const completion = (key: string, words: ReadonlyArray<Word>, ops: Ops): void => {
+  for (let i = 1; i < words.length; i++) {
+    const word = words[i]!
+    if (!word.isStatic) {
+      if (word.raw.startsWith("-"))
+        ops.note("unmodelled", `${key} is given \`${word.raw}\`, only known at run time`)
+      continue
+    }
+    if (word.value === "--") return
+    if (!/^-[a-zA-Z]+$/.test(word.value)) continue
+    // Options that take a value end a cluster (`-oC` is not `-o C`: its value is `C`).
+    const match = /^-[a-zA-Z]*?([oAGWFCXPS])(.*)$/.exec(word.value)
+    if (match === null) continue
+    const option = match[1]!
+    const value = match[2] !== "" ? staticWord(match[2]!) : words[++i]
+    if (value === undefined) return
+    const via = `${key} -${option}`
+    if (option === "C") {
+      ops.note("executes", `${via} runs a command line`)
+      if (!value.isStatic) ops.note("unmodelled", `${via} runs a command line only known at run time`)
+      else ops.text(value.value, "bash", via)
+    } else if (option === "F") {
+      ops.note("executes", `${via} runs a shell function`)
+      ops.note(
+        "unmodelled",
+        `${via} runs the function \`${value.raw}\`, whose commands are not analysed here`
+      )
+    } else if (option === "W" && (!value.isStatic || /[$`]/.test(value.value)))
+      ops.note(
+        "unmodelled",
+        `${via} expands \`${value.raw}\` as the shell does: what it runs is not analysed`
+      )
   }
 }
 
@@ -670,6 +748,7 @@ export const check = (key: string, words: ReadonlyArray<Word>, args: ReadonlyArr
       gitConfig(args, ops)
       gitObjectPaths(args, ops)
       gitFileOptions(args, ops)
+      gitRepository(args, ops)
       return
     case "ssh":
       ssh(words, ops)
@@ -947,6 +1026,8 @@ const GIT_OBJECT_READERS: ReadonlySet<string> = new Set([
  * directory for `REV:./path`), so read rules hold for it as for `cat .env`.
  */
 const gitObjectPaths = (args: ReadonlyArray<Word>, ops: Ops): void => {
+  // What `git add` stages, the commands after it print (`git grep --cached`, `git diff --cached`).
+  if (args[1]?.value === "add" || args[1]?.value === "stage") gitPathspecGlobs(args, ops)
   if (!GIT_OBJECT_READERS.has(args[1]?.value ?? "")) return
   gitPathspecGlobs(args, ops)
   const read = (path: string): void => readRepositoryPath(path, ops)
@@ -979,6 +1060,93 @@ const readRepositoryPath = (path: string, ops: Ops): void => {
   if (path === "" || path.startsWith("/")) return
   const file = /^\.\.?\//.test(path) ? path : `${ops.projectRoot}/${path}`
   ops.touch({ ...staticWord(file), path: file }, "read")
+}
+
+// `git init`/`git clone` options that take a value as the next word.
+const GIT_INIT_VALUED: ReadonlySet<string> = new Set([
+  "--template",
+  "--separate-git-dir",
+  "--object-format",
+  "--ref-format",
+  "-b",
+  "--initial-branch",
+  "-o",
+  "--origin",
+  "--branch",
+  "-u",
+  "--upload-pack",
+  "--reference",
+  "--reference-if-able",
+  "--depth",
+  "--shallow-since",
+  "--shallow-exclude",
+  "-j",
+  "--jobs",
+  "-c",
+  "--config",
+  "--filter",
+  "--bundle-uri",
+  "--server-option"
+])
+
+/**
+ * `git init [DIR]` makes or re-initialises DIR/.git (DIR itself with `--bare`) and copies its
+ * template into it, hooks included (`--template=t`, init.templateDir): a write of that `.git`,
+ * which the edit rules judge as configuring execution; `--separate-git-dir` puts it elsewhere.
+ * `git clone` makes a fresh one from the default template, unless told another.
+ */
+const gitRepository = (args: ReadonlyArray<Word>, ops: Ops): void => {
+  const sub = args[1]?.value
+  if (sub !== "init" && sub !== "clone") return
+  const values = new Map<string, Word>()
+  const operands: Array<Word> = []
+  let bare = false
+  for (let i = 2; i < args.length; i++) {
+    const word = args[i]!
+    const text = word.value
+    if (!word.isStatic && word.raw.startsWith("-")) {
+      ops.note("unmodelled", `git ${sub} \`${word.raw}\`: an option only known at run time`)
+      continue
+    }
+    if (text === "--") {
+      operands.push(...args.slice(i + 1))
+      break
+    }
+    if (!text.startsWith("-") || text === "-") operands.push(word)
+    else if (text === "--bare" || text === "--mirror") bare = true
+    else if (GIT_INIT_VALUED.has(text)) {
+      const value = args[++i]
+      if (value !== undefined) values.set(text, value)
+    } else if (/^--[^=]+=/.test(text)) {
+      const eq = text.indexOf("=")
+      values.set(text.slice(0, eq), {
+        ...word,
+        value: text.slice(eq + 1),
+        raw: text.slice(eq + 1),
+        path: text.slice(eq + 1)
+      })
+    }
+  }
+  const separate = values.get("--separate-git-dir")
+  if (separate !== undefined) ops.touch(separate, "write")
+  if (sub === "clone" && separate === undefined && !values.has("--template")) return
+  const directory = sub === "init" ? (operands[0] ?? staticWord(".")) : cloneDirectory(operands)
+  if (directory === undefined || directory.path === undefined) {
+    ops.note("unmodelled", `git ${sub}: the repository it makes is only known at run time`)
+    return
+  }
+  const path =
+    bare && separate === undefined ? directory.path : `${directory.path.replace(/\/+$/, "") || "/"}/.git`
+  ops.touch({ ...staticWord(path), glob: directory.glob }, "write")
+}
+
+// `git clone URL [DIR]`: DIR, else the URL's last part without `.git` (and `/.git`).
+const cloneDirectory = (operands: ReadonlyArray<Word>): Word | undefined => {
+  if (operands[1] !== undefined) return operands[1]
+  const url = operands[0]
+  if (url === undefined || !url.isStatic) return undefined
+  const name = /([^/:\\]+?)(?:\/?\.git)?\/*$/.exec(url.value.replace(/\/\.git\/*$/, ""))?.[1]
+  return name === undefined ? undefined : staticWord(name)
 }
 
 type FileOptions = Readonly<Record<string, "read" | "write" | "blob">>

@@ -288,10 +288,10 @@ export const isKnownSafe = (command: Command): boolean => {
 // recipes, build scripts, test files, config modules), and the model can change those files
 // without asking: such a command is known safe for mode `auto`, but not understood as
 // harmless. `true` for every subcommand of `make` and of the test runners.
-const RUNS_PROJECT_CODE: ReadonlyMap<string, ReadonlySet<string> | true> = new Map<
+const RUNS_PROJECT_CODE: ReadonlyMap<
   string,
-  ReadonlySet<string> | true
->([
+  ReadonlySet<string> | true | ((argv: ReadonlyArray<string>) => boolean)
+> = new Map<string, ReadonlySet<string> | true | ((argv: ReadonlyArray<string>) => boolean)>([
   ["npm", new Set(["test", "t", "tst", "run", "run-script"])],
   ["pnpm", new Set(["test", "t", "run"])],
   ["yarn", new Set(["test", "run"])],
@@ -303,8 +303,21 @@ const RUNS_PROJECT_CODE: ReadonlyMap<string, ReadonlySet<string> | true> = new M
   ["jest", true],
   ["pytest", true],
   ["eslint", true],
-  ["prettier", true]
+  ["prettier", true],
+  // tsconfig.json's `extends` reads any file (printed in its errors), `outDir` writes anywhere;
+  // biome.json's `extends` and plugins too.
+  ["tsc", (argv) => tscReadsConfiguration(argv)],
+  ["biome", true]
 ])
+
+// tsc ignores tsconfig.json when it is given the files to compile (and no -p/-b), and for
+// --version and --help.
+const tscReadsConfiguration = (argv: ReadonlyArray<string>): boolean => {
+  const args = argv.slice(1)
+  if (args.some((a) => /^(-v|--version|-h|--help|-\?)$/.test(a))) return false
+  if (args.some((a) => /^(-p|--project|-b|--build)$/.test(a))) return true
+  return !args.some((a) => !a.startsWith("-") && /\.[cm]?[jt]sx?$/.test(a))
+}
 
 /** Whether `command` runs code the project's files define (a build, a test run, a linter's config). */
 export const runsProjectCode = (command: Command): boolean => {
@@ -313,7 +326,7 @@ export const runsProjectCode = (command: Command): boolean => {
   if (!systemProgram(argv[0]!)) return true
   for (let n = -1; n < command.names.length; n++) {
     const runs = RUNS_PROJECT_CODE.get(programKey(n === -1 ? argv[0]! : command.names[n]!))
-    if (runs === true || (runs !== undefined && runs.has(argv[1] ?? ""))) return true
+    if (runs === true || (typeof runs === "function" ? runs(argv) : runs?.has(argv[1] ?? ""))) return true
   }
   return false
 }

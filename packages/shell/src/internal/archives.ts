@@ -1,0 +1,208 @@
+// Archive and compression programs: what they write besides what their operands say. An
+// extractor writes into a directory whose entries' names come from the archive (the
+// directory as a whole is written, as `tar -x -C dir` does); a decompressor writes each file
+// without its suffix, a compressor each file with one, and both replace the file they read.
+import type { Word } from "./model.ts"
+import { staticWord } from "./model.ts"
+
+export interface ArchiveWrites {
+  readonly writes: ReadonlyArray<Word>
+  /** Why what it writes is not known exactly. */
+  readonly unmodelled: ReadonlyArray<string>
+}
+
+const NOTHING: ArchiveWrites = { writes: [], unmodelled: [] }
+const HERE = staticWord(".")
+
+/** What `key` writes as an archive or compression program; nothing for other programs. */
+export const archiveWrites = (key: string, words: ReadonlyArray<Word>): ArchiveWrites => {
+  switch (key) {
+    case "tar":
+    case "gtar":
+    case "bsdtar":
+      return tar(key, words)
+    case "unzip":
+      return unzip(words)
+    case "7z":
+    case "7za":
+    case "7zr":
+    case "7zz":
+      return sevenZip(key, words)
+    case "cpio":
+      return cpio(words)
+    case "ar":
+    case "jar":
+      // `ar x lib.a`, `jar xf app.jar`: the members land here.
+      return /^-?[a-zA-Z]*x/.test(words[1]?.value ?? "") || words.some((w) => w.value === "--extract")
+        ? { writes: [HERE], unmodelled: [] }
+        : NOTHING
+    case "unrar":
+    case "rar":
+      return unrar(words)
+    default: {
+      const compressor = COMPRESSORS.get(key)
+      return compressor === undefined ? NOTHING : compress(key, compressor, words)
+    }
+  }
+}
+
+const options = (words: ReadonlyArray<Word>): ReadonlyArray<string> => {
+  const out: Array<string> = []
+  for (const word of words.slice(1)) {
+    if (word.value === "--") break
+    if (word.value.startsWith("-")) out.push(word.value)
+  }
+  return out
+}
+
+// Without -P, tar and bsdtar drop a leading `/` and refuse `..` in the names they extract:
+// they stay under the directory it runs in (`-C` moves that, and is followed as a cd).
+const tar = (key: string, words: ReadonlyArray<Word>): ArchiveWrites => {
+  const first = words[1]?.value ?? ""
+  // Short options before the first that takes a value (`-xvf a.tar`, old-style `xf a.tar`).
+  const cluster = (text: string) => /^[a-zA-Z]*?(?=[fCTXbKNgVLHI]|$)/.exec(text)?.[0] ?? ""
+  const has = (letter: string, long: RegExp) =>
+    (!first.startsWith("-") && cluster(first).includes(letter)) ||
+    words.some(
+      (w) => (/^-[^-]/.test(w.value) && cluster(w.value.slice(1)).includes(letter)) || long.test(w.value)
+    )
+  if (!has("x", /^--(extract|get)$/)) return NOTHING
+  if (has("O", /^--to-(stdout|command)/)) return NOTHING
+  if (has("P", /^--absolute-names$/))
+    return {
+      writes: [HERE],
+      unmodelled: [`${key} -P extracts names as they are: absolute ones and \`..\` anywhere`]
+    }
+  return { writes: [HERE], unmodelled: [] }
+}
+
+// `unzip [-opts] ZIP [names] [-x names] [-d DIR]`: options may come after the archive. It drops
+// a leading `/` and `../` unless told `-:`.
+const unzip = (words: ReadonlyArray<Word>): ArchiveWrites => {
+  const writes: Array<Word> = []
+  const unmodelled: Array<string> = []
+  let lists = false
+  for (let i = 1; i < words.length; i++) {
+    const text = words[i]!.value
+    if (!text.startsWith("-") || text === "-") continue
+    const letters = text.slice(1)
+    const d = letters.indexOf("d")
+    const flags = d === -1 ? letters : letters.slice(0, d)
+    // List, test, print to the terminal, comment, zipinfo: nothing is written.
+    if (/[lvtpcZz]/.test(flags)) lists = true
+    if (flags.includes(":")) unmodelled.push("unzip -: extracts `../` names: anywhere above the directory")
+    if (d !== -1) {
+      const glued = letters.slice(d + 1)
+      const value = glued !== "" ? { ...words[i]!, value: glued, raw: glued, path: glued } : words[++i]
+      if (value !== undefined) writes.push(value)
+    }
+  }
+  if (lists) return NOTHING
+  return { writes: writes.length > 0 ? writes : [HERE], unmodelled }
+}
+
+// `7z x|e ARCHIVE [-oDIR]`: the command is the first word that is not a switch.
+const sevenZip = (key: string, words: ReadonlyArray<Word>): ArchiveWrites => {
+  const command = words
+    .slice(1)
+    .find((w) => !w.value.startsWith("-"))
+    ?.value.toLowerCase()
+  if (command !== "x" && command !== "e") return NOTHING
+  const writes: Array<Word> = []
+  const unmodelled: Array<string> = []
+  for (const word of words.slice(1)) {
+    if (/^-o./.test(word.value)) {
+      const dir = word.value.slice(2)
+      writes.push({ ...word, value: dir, raw: dir, path: word.path === undefined ? undefined : dir })
+    }
+    if (/^-(so|spf)/.test(word.value))
+      if (word.value.startsWith("-so")) return NOTHING
+      else unmodelled.push(`${key} -spf extracts names as they are: absolute ones and \`..\` anywhere`)
+  }
+  return { writes: writes.length > 0 ? writes : [HERE], unmodelled }
+}
+
+// GNU cpio extracts absolute names and `..` as they are; `-o` and `-p` take the names of the
+// files they read (or copy) from their input.
+const cpio = (words: ReadonlyArray<Word>): ArchiveWrites => {
+  const all = options(words)
+  const mode = (letter: string, long: string) =>
+    all.some((o) => o === long || (/^-[^-]/.test(o) && o.includes(letter)))
+  if (mode("i", "--extract"))
+    return { writes: [HERE], unmodelled: ["cpio -i writes the names in the archive, which may be anywhere"] }
+  if (mode("o", "--create") || mode("p", "--pass-through"))
+    return { writes: [], unmodelled: ["cpio reads the files named in its input, only known at run time"] }
+  return NOTHING
+}
+
+// `unrar x|e ARCHIVE [files] [DEST/]`: a last operand ending with `/` is where it extracts.
+const unrar = (words: ReadonlyArray<Word>): ArchiveWrites => {
+  const operands = words.slice(1).filter((w) => !w.value.startsWith("-"))
+  const command = operands[0]?.value
+  if (command !== "x" && command !== "e") return NOTHING
+  const last = operands.at(-1)
+  return { writes: operands.length > 2 && last!.value.endsWith("/") ? [last!] : [HERE], unmodelled: [] }
+}
+
+interface Compressor {
+  /** The suffix it adds. */
+  readonly suffix: string
+  /** It decompresses by default (`gunzip`) rather than when told `-d`. */
+  readonly decompresses: boolean
+  /** It keeps the file it read (zstd, lz4) unless told `--rm`. */
+  readonly keeps?: boolean
+}
+
+const COMPRESSORS: ReadonlyMap<string, Compressor> = new Map([
+  ["gzip", { suffix: ".gz", decompresses: false }],
+  ["gunzip", { suffix: ".gz", decompresses: true }],
+  ["pigz", { suffix: ".gz", decompresses: false }],
+  ["unpigz", { suffix: ".gz", decompresses: true }],
+  ["bzip2", { suffix: ".bz2", decompresses: false }],
+  ["bunzip2", { suffix: ".bz2", decompresses: true }],
+  ["xz", { suffix: ".xz", decompresses: false }],
+  ["unxz", { suffix: ".xz", decompresses: true }],
+  ["lzma", { suffix: ".lzma", decompresses: false }],
+  ["unlzma", { suffix: ".lzma", decompresses: true }],
+  ["zstd", { suffix: ".zst", decompresses: false, keeps: true }],
+  ["unzstd", { suffix: ".zst", decompresses: true, keeps: true }],
+  ["lz4", { suffix: ".lz4", decompresses: false, keeps: true }],
+  ["unlz4", { suffix: ".lz4", decompresses: true, keeps: true }]
+])
+
+// Each file operand becomes the file with its suffix added, or (decompressing) taken off; `-c`
+// sends the result to the terminal instead. A name stored in the archive (`-N`), a suffix
+// given (`-S`), an output file (`-o`) or a recursive walk make other names.
+const compress = (key: string, spec: Compressor, words: ReadonlyArray<Word>): ArchiveWrites => {
+  const all = options(words)
+  const short = (letters: RegExp) => all.some((o) => /^-[^-]/.test(o) && letters.test(o.slice(1)))
+  if (short(/[ctl]/) || all.some((o) => /^--(stdout|to-stdout|test|list)$/.test(o))) return NOTHING
+  const decompresses =
+    spec.decompresses || short(/d/) || all.includes("--decompress") || all.includes("--uncompress")
+  const writes: Array<Word> = []
+  const unmodelled: Array<string> = []
+  if (short(/[NSro]/) || all.some((o) => /^--(name|suffix|recursive|output)/.test(o)))
+    unmodelled.push(`${key}: the names it writes (-N, -S, -r, -o) are not followed`)
+  const operands = words.slice(1).filter((w) => !w.value.startsWith("-") || w.value === "-")
+  // lz4 and zstd without -m take `INPUT [OUTPUT]`.
+  if ((key === "lz4" || key === "unlz4") && operands.length === 2 && !short(/m/))
+    return { writes: [operands[1]!], unmodelled }
+  for (const word of operands) {
+    if (word.value === "-") continue
+    const keeps = spec.keeps ? !all.includes("--rm") : short(/k/) || all.includes("--keep")
+    if (!keeps) writes.push(word)
+    const path = word.path
+    const name = decompresses ? withoutSuffix(path) : path === undefined ? undefined : path + spec.suffix
+    writes.push({ ...word, value: name ?? word.value, raw: name ?? word.raw, path: name })
+  }
+  return { writes, unmodelled }
+}
+
+// `x.tar.gz` -> `x.tar`, `x.tgz` -> `x.tar`: the last suffix off (gzip knows a few more spellings,
+// each also a last suffix).
+const withoutSuffix = (path: string | undefined): string | undefined => {
+  if (path === undefined) return undefined
+  const match = /^(.*[^/])(\.[^./]*|[-_]g?z)$/.exec(path)
+  if (match === null) return undefined
+  return /^\.t(gz|az|bz2?|xz|zst)$/.test(match[2]!) ? `${match[1]}.tar` : match[1]!
+}
