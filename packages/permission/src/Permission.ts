@@ -26,7 +26,7 @@ import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as ApprovalStore from "./ApprovalStore.ts"
 import { Rule, Ruleset } from "./internal/rule.ts"
-import { withApprovals as judge } from "./Ruleset.ts"
+import { deniesAny, withApprovals as judge } from "./Ruleset.ts"
 import * as Wildcard from "./Wildcard.ts"
 
 // ---------------------------------------------------------------------------------------
@@ -142,7 +142,8 @@ export type ReplyInput = typeof ReplyInput.Type
 /**
  * How asks that no rule settles are handled: `ask` a person (default), `auto`-approve
  * those decided by a catch-all rule, or approve every ask (`yolo`) but `bash_unsandboxed`, which
- * always needs a person. No mode overrides a deny.
+ * always needs a person, and a `bash` call its caller could not model where a `bash` rule
+ * denies (`Ruleset.deniesAny`). No mode overrides a deny.
  *
  * @since 0.0.0
  */
@@ -378,6 +379,13 @@ export interface Options {
 // Asks that mode `auto` always puts to a person.
 const ALWAYS_ASK: ReadonlySet<string> = new Set(["external_directory", "doom_loop"])
 
+// A shell command its caller could not model may run, unseen, a program a `bash` rule
+// denies, and the sandbox holds the file rules, not which programs run: yolo never passes a
+// deny, so a person decides (or it is refused, headless). (A file the caller could not see
+// stays the sandbox's to stop.)
+const hidesDeniedCommand = (input: AskInput): boolean =>
+  input.unmodelled === true && input.permission === "bash" && deniesAny("bash", input.ruleset)
+
 // Asks that no mode approves, not even `yolo`: running a command outside the sandbox.
 const NEVER_AUTO: ReadonlySet<string> = new Set(["bash_unsandboxed"])
 
@@ -511,7 +519,7 @@ export const layerWith = (
 
       const autoApproves = (input: AskInput, deciding: ReadonlyArray<Rule>): boolean => {
         if (NEVER_AUTO.has(input.permission)) return false
-        if (mode === "yolo") return true
+        if (mode === "yolo") return !hidesDeniedCommand(input)
         if (mode !== "auto" || input.needsPerson === true || ALWAYS_ASK.has(input.permission)) return false
         return deciding.every((rule) => rule.pattern === "*")
       }

@@ -320,6 +320,22 @@ const vouchedCache = new WeakMap<
 >()
 
 /**
+ * Whether `ruleset` has a deny rule for `permission` (its permission glob matches). Mode
+ * `yolo` then approves no `bash` call its caller could not model (`AskInput.unmodelled`):
+ * what the caller could not see may be the program the deny forbids, and nothing else would
+ * stop it (the sandbox holds the file rules, not which programs run).
+ *
+ * @example
+ * ```ts
+ * import { Ruleset } from "@gatehousejs/permission"
+ * Ruleset.deniesAny("bash", [{ permission: "bash", pattern: "rm *", action: "deny" }]) // true
+ * ```
+ * @since 0.1.0
+ */
+export const deniesAny = (permission: string, ruleset: Ruleset): boolean =>
+  ruleset.some((rule) => rule.action === "deny" && Wildcard.match(permission, rule.permission))
+
+/**
  * `ruleset` as it applies to a call its caller vouches is harmless: every `when: "harmless"`
  * rule becomes a plain rule at the same index (so `sources[i]` still names rule `i`), the
  * others stay as they are. Only a caller that has understood the call may vouch for it:

@@ -157,6 +157,46 @@ describe("mode yolo", () => {
   )
 })
 
+describe("mode yolo and a shell command its caller could not model", () => {
+  const fileDenies = Permission.fromConfig({ bash: { "*": "ask" }, edit: { "*": "allow", ".env": "deny" } })
+  it.effect("goes to a person where a bash rule denies (the program it hides may be the denied one)", () =>
+    run({ mode: "yolo" }, () =>
+      Effect.gen(function* () {
+        assert.strictEqual(
+          yield* outcome(input({ patterns: ["git push origin"], ruleset: gitConfig, unmodelled: true })),
+          "asks a person"
+        )
+        // Denies of files only: the sandbox holds those, whatever the command.
+        assert.strictEqual(
+          yield* outcome(input({ patterns: ["$CMD x"], ruleset: fileDenies, unmodelled: true })),
+          "approved"
+        )
+        // Modelled, or not a shell command: as before.
+        assert.strictEqual(
+          yield* outcome(input({ patterns: ["git push origin"], ruleset: gitConfig })),
+          "approved"
+        )
+        assert.strictEqual(
+          yield* outcome(
+            input({ permission: "edit", patterns: [".git/hooks/x"], ruleset: gitConfig, unmodelled: true })
+          ),
+          "approved"
+        )
+      })
+    )
+  )
+  it.effect("is refused when no person can be asked", () =>
+    run({ mode: "yolo", interactive: false }, () =>
+      Effect.gen(function* () {
+        assert.strictEqual(
+          yield* outcome(input({ patterns: ["git push origin"], ruleset: gitConfig, unmodelled: true })),
+          "PermissionRejectedError"
+        )
+      })
+    )
+  )
+})
+
 describe("mode ask (default)", () => {
   it.effect("asks a person even for catch-all rules", () =>
     run({}, () =>

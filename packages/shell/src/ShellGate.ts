@@ -835,7 +835,13 @@ export const judge = (analysis: ShellAnalysis.Analysis, options: Options): Verdi
     const remembered = rememberedAllow(request, rules, options)
     if (remembered !== undefined)
       return { ...request, decision: "allow", ruled, rules: remembered, approvedBy: "approval" }
-    if (mode === "yolo") return { ...request, decision: "allow", ruled, rules, approvedBy: "yolo" }
+    // A text the analysis could not model may run, unseen, a program a rule denies: not
+    // yolo's to pass (see Permission's mode).
+    if (
+      mode === "yolo" &&
+      !(request.permission === "bash" && request.escalated && Ruleset.deniesAny("bash", options.ruleset))
+    )
+      return { ...request, decision: "allow", ruled, rules, approvedBy: "yolo" }
     if (
       mode === "auto" &&
       !request.needsPerson &&

@@ -196,6 +196,12 @@ layer(ShellParser.layer)("ShellGate", (it) => {
         assert.strictEqual(asked.decision, "allow")
         const denied = yield* judge(project, "rm x", { block: { bash: { "rm *": "deny" } }, mode: "yolo" })
         assert.strictEqual(denied.decision, "deny")
+        // Where a bash rule denies, a program the analysis could not see may be the denied one.
+        const hidden = yield* judge(project, "$CMD x", {
+          block: { bash: { "*": "ask", "rm *": "deny" } },
+          mode: "yolo"
+        })
+        assert.strictEqual(hidden.decision, "ask")
       })
     )
 

@@ -1027,6 +1027,18 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "git filter-branch --subdirectory-filter src HEAD", block: DENY_RM, expect: "ask" }
   ])
 
+  cases("yolo passes no deny: a command the analysis cannot read goes to a person where bash rules deny", [
+    // Each ran rm unseen (a program name only known at run time, a hashed path, a coprocess):
+    // yolo approved the ask the analysis made, past the rm deny.
+    { command: "rm${IFS}-rf${IFS}src", block: DENY_RM, mode: "yolo", expect: "ask" },
+    { command: 'a=(rm -rf src); "${a[@]}"', block: DENY_RM, mode: "yolo", expect: "ask" },
+    { command: "hash -p /bin/rm ls; ls src", block: DENY_RM, mode: "yolo", expect: "ask" },
+    { command: "coproc rm -rf src", block: DENY_RM, mode: "yolo", expect: "ask" },
+    { command: "ls src", block: DENY_RM, mode: "yolo", expect: "allow" },
+    // With no bash deny, nothing is passed unseen: yolo approves.
+    { command: 'a=(rm -rf src); "${a[@]}"', block: { bash: { "*": "ask" } }, mode: "yolo", expect: "allow" }
+  ])
+
   cases("`pushd -n` only stacks the directory: the commands after it run where they were", [
     // As the first command it replaced the project root, so `.git` was judged in /tmp.
     { command: `pushd -n ${project.outside}; rm -rf .git`, block: EDIT_GIT, expect: "deny" },
