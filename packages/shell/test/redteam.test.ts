@@ -1458,6 +1458,10 @@ layer(ShellParser.layer)("red team", (it) => {
       block: DENY_RM,
       expect: "deny"
     },
+    // The directory a clone makes and fills is a write (it was none: `.git/x` passed a .git deny).
+    { command: "git clone . .git/x", block: EDIT_GIT, mode: "yolo", expect: "deny" },
+    { command: "git clone --bare https://example.com/r.git .git/y", block: EDIT_GIT, expect: "deny" },
+    { command: 'git clone "$URL"', block: EDIT_GIT, expect: "ask" },
     { command: "git clone https://example.com/r.git", block: EDIT_GIT, expect: "allow" },
     { command: "git clone --depth 1 https://example.com/r.git d", block: EDIT_GIT, expect: "allow" },
     { command: "git status", block: EDIT_GIT, expect: "allow" }

@@ -1093,7 +1093,8 @@ const GIT_INIT_VALUED: ReadonlySet<string> = new Set([
  * `git init [DIR]` makes or re-initialises DIR/.git (DIR itself with `--bare`) and copies its
  * template into it, hooks included (`--template=t`, init.templateDir): a write of that `.git`,
  * which the edit rules judge as configuring execution; `--separate-git-dir` puts it elsewhere.
- * `git clone` makes a fresh one from the default template, unless told another.
+ * `git clone` makes a fresh one from the default template, unless told another, in the
+ * directory it writes whole.
  */
 const gitRepository = (args: ReadonlyArray<Word>, ops: Ops): void => {
   const sub = args[1]?.value
@@ -1129,7 +1130,13 @@ const gitRepository = (args: ReadonlyArray<Word>, ops: Ops): void => {
   }
   const separate = values.get("--separate-git-dir")
   if (separate !== undefined) ops.touch(separate, "write")
-  if (sub === "clone" && separate === undefined && !values.has("--template")) return
+  if (sub === "clone") {
+    // It makes the directory and fills it (`git clone . .git/x` writes under .git).
+    const target = cloneDirectory(operands)
+    if (target?.path !== undefined) ops.touch(target, "write")
+    else ops.note("unmodelled", "git clone: the directory it fills is only known at run time")
+    if (separate === undefined && !values.has("--template")) return
+  }
   const directory = sub === "init" ? (operands[0] ?? staticWord(".")) : cloneDirectory(operands)
   if (directory === undefined || directory.path === undefined) {
     ops.note("unmodelled", `git ${sub}: the repository it makes is only known at run time`)
