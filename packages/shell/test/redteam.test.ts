@@ -1273,6 +1273,45 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "git stash list", block: BUILTIN, expect: "allow" }
   ])
 
+  // git reads log's, show's and diff's short options as clusters (`-pp` is `-p -p`, `-pU1` is
+  // `-p -U1`): `git log --all -pp` printed .env from a stash in every configuration.
+  cases("git diff options clustered as parse-options reads them", [
+    { command: "git log --all -pp", block: BUILTIN, expect: "ask" },
+    { command: "git log --all -pp", block: OPEN_READS, expect: "deny" },
+    { command: "git log --all -pp", block: USER, expect: "deny" },
+    { command: "git log -pu", block: BUILTIN, expect: "ask" },
+    { command: "git log -up", block: BUILTIN, expect: "ask" },
+    { command: "git log -Wp", block: BUILTIN, expect: "ask" },
+    { command: "git log -pR", block: BUILTIN, expect: "ask" },
+    { command: "git log -pU1", block: BUILTIN, expect: "ask" },
+    { command: "git log -ppp", block: OPEN_READS, expect: "deny" },
+    { command: "git log -Rp", block: OPEN_READS, expect: "deny" },
+    { command: "git log -U1", block: OPEN_READS, expect: "deny" },
+    { command: "git log -wSSECRET", block: BUILTIN, expect: "ask" },
+    { command: "git log -L1,3:.env", block: OPEN_READS, expect: "deny" },
+    { command: "git log --check", block: OPEN_READS, expect: "deny" },
+    { command: "git whatchanged -pp", block: BUILTIN, expect: "ask" },
+    { command: "git reflog -up", block: BUILTIN, expect: "ask" },
+    { command: "git stash list -pR", block: BUILTIN, expect: "ask" },
+    { command: "git stash show -sp", block: BUILTIN, expect: "ask" },
+    { command: "git show -sp HEAD", block: BUILTIN, expect: "ask" },
+    { command: "git status -bv", block: OPEN_READS, expect: "deny" },
+    { command: "git status --verb", block: OPEN_READS, expect: "deny" },
+    // A summary that is the value of the option before it is no summary.
+    { command: "git diff -I -s", block: BUILTIN, expect: "ask" },
+    { command: "git diff --anchored --stat", block: BUILTIN, expect: "ask" },
+    { command: "git diff --frobnicate --stat", block: BUILTIN, expect: "ask" },
+    { command: "git log --oneline -n 5", block: BUILTIN, expect: "allow" },
+    { command: "git log -n5 --stat", block: BUILTIN, expect: "allow" },
+    { command: "git log -n 5 -s", block: BUILTIN, expect: "allow" },
+    { command: "git show --stat HEAD", block: BUILTIN, expect: "allow" },
+    { command: "git diff --name-only", block: BUILTIN, expect: "allow" },
+    { command: "git diff --cached --stat", block: BUILTIN, expect: "allow" },
+    { command: "git status -sb", block: OPEN_READS, expect: "allow" },
+    { command: "git log --oneline -n 5", block: OPEN_READS, expect: "allow" },
+    { command: "git log -p src", block: OPEN_READS, expect: "allow" }
+  ])
+
   cases("a backtick substitution of nothing inside a word: the word is what it expands to", [
     // tree-sitter reads `` ` ` `` as one token: the word was taken as `.e``nv`, a missing file.
     { command: "cat .e``nv", block: USER, expect: "deny" },

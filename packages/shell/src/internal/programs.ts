@@ -1635,18 +1635,109 @@ const gitSubcommand = (argv: ReadonlyArray<string>): string | undefined => {
   return undefined
 }
 
-// Diff options that print the changed lines; the summaries that replace them.
+// Diff options that print the changed lines; the summaries that replace them. log, show,
+// diff, whatchanged, reflog, stash show and format-patch read these by their whole name only
+// (git parses them with PARSE_OPT_KEEP_UNKNOWN_OPT, which turns abbreviation off: `git log
+// --pat` is an error), and their short options as clusters (`-pp`, `-pU1`: see gitDiffOptions).
 const GIT_PATCH =
-  /^(-[puW]|-U\d*|-[cm]|--cc|--dd|--patch.*|--unified.*|--diff-merges.*|--remerge-diff|--word-diff.*|--color-words.*|--function-context|--binary|--textconv|--ext-diff)$/
+  /^(--patch.*|--unified.*|--diff-merges.*|--remerge-diff|--cc|--dd|--word-diff.*|--color-words.*|--function-context|--binary|--textconv|--ext-diff|--check)$/
 const GIT_SUMMARY =
-  /^(-s|--no-patch|--stat.*|--numstat|--shortstat|--dirstat.*|--compact-summary|--summary|--name-only|--name-status|--raw|--quiet)$/
+  /^(--no-patch|--stat.*|--numstat|--shortstat|--dirstat.*|--cumulative|--compact-summary|--summary|--name-only|--name-status|--raw|--quiet)$/
 // The pickaxe searches the content of every change (`git log -S SECRET` says whether a text
 // is in a file, one guess at a time); `--full-diff` and `--pickaxe-all` print every file of
 // the commits a path selected, so that path narrows nothing.
-const GIT_PICKAXE = /^(-[SG].*|--pickaxe-regex|--find-object.*)$/
+const GIT_PICKAXE = /^(--pickaxe-regex|--find-object.*)$/
 const GIT_WHOLE_COMMITS = /^(--full-diff|--pickaxe-all)$/
 // A revision written as a hash may name a blob, which show and cat-file print whole.
 const GIT_HASH = /^[0-9a-f]{4,64}$/i
+// Short options of the diff and revision machinery: those that print the changed lines
+// (-p, -u, -U<n>, -W; -c and -m, the merges' diffs; -S and -G, the pickaxe; -L, log's line
+// ranges), those whose value is the rest of the cluster or the next word, and those whose
+// optional value is the rest of the cluster (`-M50%`).
+const GIT_SHORT_PATCH = "puUWcmSGL"
+const GIT_SHORT_VALUED = "SGLlIOn"
+const GIT_SHORT_OPTIONAL = "UXBMC"
+// Long options whose value may be the next word (`--grep x`, `--output f`).
+const GIT_LONG_VALUED: ReadonlySet<string> = new Set(
+  (
+    "stat-width stat-name-width stat-graph-width stat-count ws-error-highlight src-prefix " +
+    "dst-prefix line-prefix inter-hunk-context output-indicator-new output-indicator-old " +
+    "output-indicator-context diff-algorithm anchored word-diff-regex color-moved-ws " +
+    "ignore-matching-lines rotate-to skip-to find-object diff-filter max-depth output max-count " +
+    "max-count-oldest skip max-age since since-as-filter after min-age before until date author " +
+    "committer grep-reflog grep encoding glob exclude exclude-hidden orderfile"
+  )
+    .split(" ")
+    .map((name) => `--${name}`)
+)
+// Long options known to take no value: after one, the next word is read as itself.
+const GIT_LONG_FLAGS: ReadonlySet<string> = new Set(
+  (
+    "cached staged merge-base no-index all branches tags remotes oneline graph decorate " +
+    "no-decorate abbrev-commit no-abbrev-commit merges no-merges first-parent reverse " +
+    "no-renames find-copies-harder full-index no-color color relative ignore-all-space " +
+    "ignore-space-change ignore-space-at-eol ignore-cr-at-eol ignore-blank-lines minimal " +
+    "patience histogram exit-code no-ext-diff no-textconv follow no-walk topo-order date-order " +
+    "author-date-order left-right boundary cherry-pick cherry-mark ignore-missing not " +
+    "no-prefix default-prefix regexp-ignore-case extended-regexp fixed-strings perl-regexp " +
+    "invert-grep all-match show-signature source use-mailmap mailmap log-size no-patch " +
+    "name-only name-status numstat shortstat compact-summary summary raw quiet cumulative " +
+    "keep-index include-untracked only-untracked index"
+  )
+    .split(" ")
+    .map((name) => `--${name}`)
+)
+
+interface GitDiffOptions {
+  /** An option that prints the changed lines (or searches them: the pickaxe, -L). */
+  readonly patch: boolean
+  /** A summary that replaces the patch, read where it cannot be another option's value. */
+  readonly summary: boolean
+}
+
+/**
+ * The diff options of a log, show or diff line, read as git reads them: a cluster `-abc` is
+ * `-a -b -c` until an option that takes a value (`-pU1` is `-p -U1`, `-pS x` searches x), and
+ * a value in the next word is not an option. A summary right after a long option this table
+ * does not know is not trusted (that option may take it as its value).
+ */
+const gitDiffOptions = (options: ReadonlyArray<string>): GitDiffOptions => {
+  let patch = false
+  let summary = false
+  for (let i = 0; i < options.length; i++) {
+    const a = options[i]!
+    if (!a.startsWith("-") || a === "-") continue
+    if (a.startsWith("--")) {
+      const name = a.split("=", 1)[0]!
+      if (GIT_PATCH.test(a) || GIT_PICKAXE.test(a)) patch = true
+      else if (GIT_SUMMARY.test(a)) {
+        const before = options[i - 1]
+        const trusted =
+          before === undefined ||
+          !before.startsWith("--") ||
+          before.includes("=") ||
+          GIT_LONG_FLAGS.has(before) ||
+          GIT_SUMMARY.test(before) ||
+          GIT_PATCH.test(before) ||
+          GIT_WHOLE_COMMITS.test(before)
+        if (trusted) summary = true
+      }
+      if (!a.includes("=") && GIT_LONG_VALUED.has(name)) i++
+      continue
+    }
+    for (let j = 1; j < a.length; j++) {
+      const c = a[j]!
+      if (GIT_SHORT_PATCH.includes(c)) patch = true
+      if (c === "s" || c === "X") summary = true
+      if (GIT_SHORT_VALUED.includes(c)) {
+        if (j === a.length - 1) i++
+        break
+      }
+      if (GIT_SHORT_OPTIONAL.includes(c)) break
+    }
+  }
+  return { patch, summary }
+}
 
 /** Whether git prints every file of the commits it shows, whatever path selected them. */
 export const gitPrintsWholeCommits = (argv: ReadonlyArray<string>): boolean =>
@@ -1654,34 +1745,42 @@ export const gitPrintsWholeCommits = (argv: ReadonlyArray<string>): boolean =>
 
 /**
  * Whether git prints the content of the files of a commit, the index or the work tree:
- * `diff` and `show` unless only a summary is asked for (a blob by its hash, whole), `log -p`,
- * `stash show`, `cat-file` but for a type, size or existence, `archive`, `format-patch`.
+ * `diff` and `show` unless only a summary is asked for (a blob by its hash, whole), `log -p`
+ * (`-pp`, `-up`, `-pU1`: clusters read as git reads them), `stash show`, `cat-file` but for a
+ * type, size or existence, `archive`, `format-patch`.
  */
 export const gitPrintsContents = (argv: ReadonlyArray<string>): boolean => {
   const sub = gitSubcommand(argv)
   const rest = argv.slice(argv.indexOf(sub ?? "") + 1)
   const end = rest.indexOf("--")
   const options = end === -1 ? rest : rest.slice(0, end)
-  const patch = options.some((a) => GIT_PATCH.test(a) || GIT_PICKAXE.test(a))
-  const summary = options.some((a) => GIT_SUMMARY.test(a))
   switch (sub) {
-    case "diff":
+    case "diff": {
+      const { patch, summary } = gitDiffOptions(options)
       return patch || !summary
-    case "show":
+    }
+    case "show": {
+      const { patch, summary } = gitDiffOptions(options)
       return patch || !summary || options.some((a) => GIT_HASH.test(a))
+    }
     case "log":
     case "whatchanged":
     // `reflog [show]` takes log's options (`reflog -p`).
     case "reflog":
-      return patch
-    case "stash":
+      return gitDiffOptions(options).patch
+    case "stash": {
       // `stash.showPatch` makes a bare `stash show` print the patch; `stash list` takes log's options.
+      const { patch, summary } = gitDiffOptions(options.slice(1))
       return (options[0] === "show" && (patch || !summary)) || (options[0] === "list" && patch)
+    }
     case "cat-file":
       return !options.some((a) => /^-[tse]$/.test(a))
-    // `status -v` prints the staged changes, as `diff --cached` does.
+    // `status -v` prints the staged changes, as `diff --cached` does; status reads its options
+    // as parse-options does (`-sv`, `--verb`).
     case "status":
-      return options.some((a) => /^(-v+|--verbose)$/.test(a))
+      return options.some(
+        (a) => /^-[a-zA-Z]*v/.test(a.replace(/[uM].*$/s, "")) || /^--v(e(r(b(o(se?)?)?)?)?)?$/.test(a)
+      )
     case "archive":
     case "format-patch":
       return true
