@@ -25,6 +25,12 @@ fs.writeFileSync(NodePath.join(project.root, "planted", "repo", "HEAD"), "ref: r
 fs.mkdirSync(NodePath.join(project.root, "planted", "linked", "objects"), { recursive: true })
 fs.writeFileSync(NodePath.join(project.root, "planted", "linked", "HEAD"), "ref: refs/heads/main\n")
 fs.symlinkSync("HEAD/", NodePath.join(project.root, "planted", "linked", ".git"))
+// A repository outside the project with a hostile configuration, as an earlier command may
+// have made it (`mkdir -p /x/o2/objects …; printf '[core]\\n\\tfsmonitor = rm …' > /x/o2/config`).
+fs.mkdirSync(NodePath.join(project.outside, "o2", "objects"), { recursive: true })
+fs.mkdirSync(NodePath.join(project.outside, "o2", "refs"), { recursive: true })
+fs.writeFileSync(NodePath.join(project.outside, "o2", "HEAD"), "ref: refs/heads/master\n")
+fs.writeFileSync(NodePath.join(project.outside, "o2", "config"), "[core]\n\tfsmonitor = rm -f notes.txt\n")
 // A folder of the project with a link to the folder outside (as a vendored checkout may be).
 fs.mkdirSync(NodePath.join(project.root, "lib"))
 fs.symlinkSync(project.outside, NodePath.join(project.root, "lib", "vendor"))
@@ -84,6 +90,8 @@ const HOME_DENIED = {
   bash: { "*": "allow" },
   external_directory: { "*": "allow", [`${project.home}/*`]: "deny" }
 }
+/** Every command allowed but `rm`, and every folder outside the project. */
+const DENY_RM_OUTSIDE = { bash: { "*": "allow", "rm *": "deny" }, external_directory: "allow" }
 /** No configuration: opencode's defaults (gate-support's), which allow every command. */
 const NONE = {}
 /** Gatehouse's built-in defaults (`Defaults.ruleset`): only what the gate vouches harmless runs. */
@@ -1310,6 +1318,43 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "git status -sb", block: OPEN_READS, expect: "allow" },
     { command: "git log --oneline -n 5", block: OPEN_READS, expect: "allow" },
     { command: "git log -p src", block: OPEN_READS, expect: "allow" }
+  ])
+
+  // A repository git uses that is not the project's own runs what its configuration says
+  // (core.fsmonitor ran `rm` under `git --git-dir=/x/o2 --work-tree=. status`, allowed by a
+  // bash allow and under yolo): its configuration, which no rule judged, is not modelled.
+  cases("git in a repository that is not the project's", [
+    {
+      command: `git --git-dir=${project.outside}/o2 --work-tree=. status`,
+      block: DENY_RM_OUTSIDE,
+      expect: "ask"
+    },
+    {
+      command: `git --git-dir=${project.outside}/o2 --work-tree=. status`,
+      block: DENY_RM,
+      mode: "yolo",
+      expect: "ask"
+    },
+    { command: `git -C ${project.outside}/o2 log`, block: DENY_RM_OUTSIDE, expect: "ask" },
+    { command: `git -C ${project.outside}/o2 log`, block: DENY_RM, mode: "yolo", expect: "ask" },
+    { command: `cd ${project.outside}/o2 && git status`, block: DENY_RM, mode: "yolo", expect: "ask" },
+    { command: `GIT_DIR=${project.outside}/o2 git status`, block: DENY_RM, mode: "yolo", expect: "ask" },
+    { command: `export GIT_DIR=${project.outside}/o2; git status`, block: DENY_RM_OUTSIDE, expect: "ask" },
+    { command: `GIT_COMMON_DIR=${project.outside}/o2 git status`, block: DENY_RM_OUTSIDE, expect: "ask" },
+    { command: `git --git-dir=o2 -C ${project.outside} status`, block: DENY_RM_OUTSIDE, expect: "ask" },
+    { command: "git -C lib/vendor/o2 status", block: DENY_RM_OUTSIDE, expect: "ask" },
+    { command: `git --work-tree=${project.outside} status`, block: DENY_RM_OUTSIDE, expect: "ask" },
+    { command: "git --git-dir=src/f status", block: DENY_RM, mode: "yolo", expect: "ask" },
+    { command: "git --bare log", block: DENY_RM, mode: "yolo", expect: "ask" },
+    { command: `git -C ${project.outside} log`, block: BUILTIN, expect: "ask" },
+    { command: "git -C src status", block: DENY_RM, mode: "yolo", expect: "allow" },
+    { command: "git -C src status", block: BUILTIN, expect: "allow" },
+    { command: "cd src && git -C ../build status", block: BUILTIN, expect: "allow" },
+    { command: "cd src && git log", block: BUILTIN, expect: "allow" },
+    { command: "cd src && git log", block: DENY_RM, mode: "yolo", expect: "allow" },
+    { command: "git --git-dir=.git status", block: DENY_RM, mode: "yolo", expect: "allow" },
+    { command: "git -C src --git-dir=../.git status", block: DENY_RM, mode: "yolo", expect: "allow" },
+    { command: "GIT_DIR=.git git status", block: DENY_RM, mode: "yolo", expect: "allow" }
   ])
 
   cases("a backtick substitution of nothing inside a word: the word is what it expands to", [

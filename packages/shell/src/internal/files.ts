@@ -1421,3 +1421,75 @@ export const plantedGitDirectory = (env: Env, command: MutableCommand, scope: Sc
     return
   }
 }
+
+// The project's own repository: its `.git` (a folder, or a file naming one), which the edit
+// rules guard (`.git/config`, `.git/hooks/*`).
+const ownRepository = (env: Env, absolute: string): boolean => {
+  const own = NodePath.join(env.resolver.root, ".git")
+  const path = resolvePath(absolute)
+  return path === own || env.resolver.real(path) === env.resolver.real(own)
+}
+
+const insideProject = (env: Env, absolute: string): boolean =>
+  env.resolver.inside(env.resolver.real(resolvePath(absolute)))
+
+/**
+ * A repository git uses that is not the project's own, or `undefined`: the one git finds
+ * from a directory outside the project (`git -C /x log`, `cd /x && git status`), one named
+ * by `--git-dir` that is not the project's `.git`, or a work tree outside the project
+ * (`--work-tree=/x`). Such a repository may have been made by an earlier command with a
+ * hostile configuration (core.fsmonitor, core.pager, diff.external), which no rule judged.
+ * `-C` moves where the other options' relative paths resolve, in whatever order they come.
+ * A directory only known at run time is left to the note its `-C` or `cd` already has.
+ */
+export const foreignGitRepository = (
+  env: Env,
+  command: MutableCommand,
+  outer: Scope,
+  inner: Scope,
+  directories: ReadonlyArray<{ readonly option: string; readonly value: Word }>
+): string | undefined => {
+  let cwds = outer.cwds
+  for (const { option, value } of directories) {
+    if (option !== "-C" || (value.isStatic && value.value === "")) continue
+    const targets = resolveWord(env, command, value, { ...outer, cwds: [...cwds] }, "read")
+    if (targets === undefined) return undefined
+    cwds = targets.map((target) => target.absolute)
+  }
+  for (const cwd of [...cwds, ...inner.cwds])
+    if (!insideProject(env, cwd)) return `git in ${cwd}, outside the project, uses the repository found there`
+  for (const { option, value } of directories) {
+    if (option === "-C") continue
+    const targets = resolveWord(env, command, value, { ...outer, cwds: [...cwds] }, "read")
+    if (targets === undefined) return undefined
+    for (const { absolute } of targets) {
+      if (option === "--git-dir" && !ownRepository(env, absolute))
+        return `git --git-dir ${absolute} is not the project's repository`
+      if (option === "--work-tree" && !insideProject(env, absolute))
+        return `git --work-tree ${absolute} is outside the project`
+    }
+  }
+  return undefined
+}
+
+/**
+ * `GIT_DIR=/x git status`: the same for the variables that name git's repository (GIT_DIR,
+ * GIT_COMMON_DIR, whose configuration git reads) or its work tree (GIT_WORK_TREE).
+ */
+export const foreignGitVariable = (
+  env: Env,
+  command: MutableCommand,
+  name: string,
+  value: Word,
+  scope: Scope
+): string | undefined => {
+  if (name !== "GIT_DIR" && name !== "GIT_COMMON_DIR" && name !== "GIT_WORK_TREE") return undefined
+  if (!value.isStatic || value.value === "") return undefined
+  const targets = resolveWord(env, command, value, scope, "read")
+  if (targets === undefined) return undefined
+  for (const { absolute } of targets) {
+    if (name === "GIT_WORK_TREE" ? !insideProject(env, absolute) : !ownRepository(env, absolute))
+      return `${name}=${value.raw} names a repository that is not the project's`
+  }
+  return undefined
+}

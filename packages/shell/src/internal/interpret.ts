@@ -12,6 +12,8 @@ import {
   createsLink,
   enterDirectory,
   followedLinks,
+  foreignGitRepository,
+  foreignGitVariable,
   plantedGitDirectory,
   touch
 } from "./files.ts"
@@ -375,10 +377,17 @@ const checkAssignment = (
         )
       else enqueueText(env, command, value.value, "bash", scope, name, false)
       return
-    case "directory":
+    case "directory": {
       // Like `git -C`: the repository there (its configuration and hooks) is used.
       touch(env, command, value, "read", "cd", scope)
+      const foreign = foreignGitVariable(env, command, name, value, scope)
+      if (foreign !== undefined)
+        Risks.opaque(
+          sinkFor(env, command, scope),
+          `${foreign}, whose configuration no rule judged and which can run programs`
+        )
       return
+    }
     case "git-config": {
       const index = name.slice("GIT_CONFIG_KEY_".length)
       const paired = all.find((a) => a.name.toUpperCase() === `GIT_CONFIG_VALUE_${index}`)
@@ -561,7 +570,15 @@ const interpretWords = (
     (key === "new-item" && createsLink(words))
   )
     env.links.push(command)
-  if (key === "git" && !scope.remote) plantedGitDirectory(env, command, inner)
+  if (key === "git" && !scope.remote) {
+    plantedGitDirectory(env, command, inner)
+    const foreign = foreignGitRepository(env, command, scope, inner, form?.directories ?? [])
+    if (foreign !== undefined)
+      Risks.opaque(
+        sinkFor(env, command, inner),
+        `${foreign}, whose configuration no rule judged and which can run programs`
+      )
+  }
   if (ps && (key === "set-item" || key === "new-item" || key === "set-content" || key === "add-content"))
     environmentItem(env, command, args, inner)
   const handled = special(env, command, key, args, inner)

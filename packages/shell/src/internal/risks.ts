@@ -23,7 +23,7 @@ const values = (words: ReadonlyArray<Word>): Array<string> => {
 }
 
 // Runs a program the gate cannot see (configured elsewhere, or data at run time).
-const opaque = (sink: Sink, message: string): void => {
+export const opaque = (sink: Sink, message: string): void => {
   sink.note("executes", message)
   sink.note("unmodelled", `${message}: what it runs is not visible here`)
 }
@@ -825,7 +825,14 @@ const git = (name: string, words: ReadonlyArray<Word>, sink: Sink): void => {
     // judged: its configuration (core.fsmonitor, core.pager, diff.external) may run programs,
     // as with GIT_DIR. `--bare` makes the working directory itself that repository.
     const repository = /^--(git-dir|work-tree|bare)(?==|$)/.exec(a)
-    if (repository)
+    if (repository?.[1] === "bare")
+      // The working directory is the repository: its `config` is a file of the project (or
+      // of a folder outside it) that no rule reads as configuring git.
+      opaque(
+        sink,
+        `${name} --bare uses the working directory as a repository, whose configuration can run programs`
+      )
+    else if (repository)
       sink.note(
         "executes",
         `${name} --${repository[1]} uses a repository whose configuration can run programs`
