@@ -1317,7 +1317,13 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "git diff --cached --stat", block: BUILTIN, expect: "allow" },
     { command: "git status -sb", block: OPEN_READS, expect: "allow" },
     { command: "git log --oneline -n 5", block: OPEN_READS, expect: "allow" },
-    { command: "git log -p src", block: OPEN_READS, expect: "allow" }
+    { command: "git log -p src", block: OPEN_READS, expect: "allow" },
+    // The plumbing diffs, range-diff and fast-export print the same contents.
+    { command: "git diff-tree -p HEAD", block: OPEN_READS, expect: "deny" },
+    { command: "git diff-index -up HEAD", block: OPEN_READS, expect: "deny" },
+    { command: "git range-diff HEAD~2..HEAD~1 HEAD~1..HEAD", block: OPEN_READS, expect: "deny" },
+    { command: "git fast-export --all", block: OPEN_READS, expect: "deny" },
+    { command: "git diff-tree --name-only -r HEAD", block: OPEN_READS, expect: "allow" }
   ])
 
   // A repository git uses that is not the project's own runs what its configuration says

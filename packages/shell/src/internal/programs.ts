@@ -1746,8 +1746,9 @@ export const gitPrintsWholeCommits = (argv: ReadonlyArray<string>): boolean =>
 /**
  * Whether git prints the content of the files of a commit, the index or the work tree:
  * `diff` and `show` unless only a summary is asked for (a blob by its hash, whole), `log -p`
- * (`-pp`, `-up`, `-pU1`: clusters read as git reads them), `stash show`, `cat-file` but for a
- * type, size or existence, `archive`, `format-patch`.
+ * (`-pp`, `-up`, `-pU1`: clusters read as git reads them) and the plumbing diffs with a patch
+ * option, `stash show`, `cat-file` but for a type, size or existence, `archive`,
+ * `format-patch`, `range-diff`, `fast-export`, `merge-tree`.
  */
 export const gitPrintsContents = (argv: ReadonlyArray<string>): boolean => {
   const sub = gitSubcommand(argv)
@@ -1767,6 +1768,10 @@ export const gitPrintsContents = (argv: ReadonlyArray<string>): boolean => {
     case "whatchanged":
     // `reflog [show]` takes log's options (`reflog -p`).
     case "reflog":
+    // The plumbing diffs print the raw format unless given a patch option.
+    case "diff-tree":
+    case "diff-index":
+    case "diff-files":
       return gitDiffOptions(options).patch
     case "stash": {
       // `stash.showPatch` makes a bare `stash show` print the patch; `stash list` takes log's options.
@@ -1781,8 +1786,13 @@ export const gitPrintsContents = (argv: ReadonlyArray<string>): boolean => {
       return options.some(
         (a) => /^-[a-zA-Z]*v/.test(a.replace(/[uM].*$/s, "")) || /^--v(e(r(b(o(se?)?)?)?)?)?$/.test(a)
       )
+    // `range-diff` prints the patches of the commits it compares, `fast-export` every blob of
+    // the history, `merge-tree BASE A B` (its old form) the merged content.
     case "archive":
     case "format-patch":
+    case "range-diff":
+    case "fast-export":
+    case "merge-tree":
       return true
     default:
       return false
