@@ -1326,6 +1326,22 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "git diff-tree --name-only -r HEAD", block: OPEN_READS, expect: "allow" }
   ])
 
+  // branch and tag read their options with parse-options too: `git branch --edit` ran the
+  // editor (--edit-description) and `--unset`, `-vd` changed the repository, as harmless.
+  cases("git branch and tag options as parse-options reads them", [
+    { command: "git branch --edit", block: BUILTIN, expect: "ask" },
+    { command: "git branch --unset", block: BUILTIN, expect: "ask" },
+    { command: "git branch --set-up=origin/main", block: BUILTIN, expect: "ask" },
+    { command: "git branch -vD", block: BUILTIN, expect: "ask" },
+    { command: "git tag -le", block: BUILTIN, expect: "ask" },
+    { command: "git tag --ann", block: BUILTIN, expect: "ask" },
+    { command: "git branch -vv", block: BUILTIN, expect: "allow" },
+    { command: "git branch --all --list", block: BUILTIN, expect: "allow" },
+    { command: "git branch --show-current", block: BUILTIN, expect: "allow" },
+    { command: "git tag -l", block: BUILTIN, expect: "allow" },
+    { command: "git tag --list --sort=-creatordate", block: BUILTIN, expect: "allow" }
+  ])
+
   // A repository git uses that is not the project's own runs what its configuration says
   // (core.fsmonitor ran `rm` under `git --git-dir=/x/o2 --work-tree=. status`, allowed by a
   // bash allow and under yolo): its configuration, which no rule judged, is not modelled.

@@ -161,18 +161,45 @@ const SUBCOMMANDS: ReadonlyMap<string, ReadonlySet<string>> = new Map([
   ]
 ])
 
-const GIT_BRANCH_WRITES =
-  /^(-[dDmMcCfu]|--delete|--move|--copy|--force|--set-upstream-to.*|--unset-upstream|--edit-description)$/
-const GIT_TAG_WRITES = /^(-[dasfmuF]|--delete|--annotate|--sign|--force|--message.*|--file.*)$/
+// branch's and tag's options that write (a ref, .git/config) or run the editor, as their
+// parse-options reads them: short letters anywhere in a cluster (`-vd`), long names by any
+// prefix (`--edit` is --edit-description, `--unset` --unset-upstream).
+const GIT_BRANCH_WRITES = {
+  short: "dDmMcCfu",
+  long: ["delete", "move", "copy", "force", "set-upstream-to", "unset-upstream", "edit-description"]
+}
+const GIT_TAG_WRITES = {
+  short: "dasfmuFe",
+  long: [
+    "delete",
+    "annotate",
+    "sign",
+    "force",
+    "message",
+    "file",
+    "local-user",
+    "edit",
+    "create-reflog",
+    "trailer",
+    "cleanup"
+  ]
+}
+const gitWrites = (a: string, writes: { readonly short: string; readonly long: ReadonlyArray<string> }) => {
+  if (a.startsWith("--")) {
+    const name = a.slice(2).split("=", 1)[0]!
+    return name !== "" && writes.long.some((option) => option.startsWith(name))
+  }
+  return a.startsWith("-") && [...a.slice(1)].some((c) => writes.short.includes(c))
+}
 
 // Constraints of the git subcommands that both read and write.
 const gitReads = (sub: string, rest: ReadonlyArray<string>): boolean => {
   switch (sub) {
     case "branch":
-      return rest.every((a) => a.startsWith("-") && !GIT_BRANCH_WRITES.test(a))
+      return rest.every((a) => a.startsWith("-") && !gitWrites(a, GIT_BRANCH_WRITES))
     case "tag":
       return (
-        rest.every((a) => !GIT_TAG_WRITES.test(a)) &&
+        rest.every((a) => !gitWrites(a, GIT_TAG_WRITES)) &&
         (rest.some((a) => a === "-l" || a === "--list") || rest.every((a) => a.startsWith("-")))
       )
     case "remote":
