@@ -1328,7 +1328,7 @@ layer(ShellParser.layer)("red team", (it) => {
 
   // branch and tag read their options with parse-options too: `git branch --edit` ran the
   // editor (--edit-description) and `--unset`, `-vd` changed the repository, as harmless.
-  cases("git branch and tag options as parse-options reads them", [
+  cases("git branch, tag, grep and cat-file options as parse-options reads them", [
     { command: "git branch --edit", block: BUILTIN, expect: "ask" },
     { command: "git branch --unset", block: BUILTIN, expect: "ask" },
     { command: "git branch --set-up=origin/main", block: BUILTIN, expect: "ask" },
@@ -1339,7 +1339,11 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "git branch --all --list", block: BUILTIN, expect: "allow" },
     { command: "git branch --show-current", block: BUILTIN, expect: "allow" },
     { command: "git tag -l", block: BUILTIN, expect: "allow" },
-    { command: "git tag --list --sort=-creatordate", block: BUILTIN, expect: "allow" }
+    { command: "git tag --list --sort=-creatordate", block: BUILTIN, expect: "allow" },
+    // Prefixes of the options that run configured programs.
+    { command: "git grep --textc SECRET src", block: DENY_RM, mode: "yolo", expect: "ask" },
+    { command: "git cat-file --filt HEAD:src/index.ts", block: DENY_RM, mode: "yolo", expect: "ask" },
+    { command: "git grep --text SECRET src", block: DENY_RM, mode: "yolo", expect: "allow" }
   ])
 
   // A repository git uses that is not the project's own runs what its configuration says

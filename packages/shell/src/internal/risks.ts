@@ -866,7 +866,12 @@ const git = (name: string, words: ReadonlyArray<Word>, sink: Sink): void => {
     }
     if (a === "--ext-diff")
       opaque(sink, `${name} ${sub} --ext-diff runs the configured external diff program`)
-    if (a === "--textconv") opaque(sink, `${name} ${sub} --textconv runs configured conversion programs`)
+    // grep and cat-file take any unambiguous prefix (`--textc`); cat-file's --filters runs the
+    // configured smudge filters.
+    if (a === "--textconv" || (a.length >= 7 && "--textconv".startsWith(a)))
+      opaque(sink, `${name} ${sub} --textconv runs configured conversion programs`)
+    if (sub === "cat-file" && a.length >= 4 && "--filters".startsWith(a))
+      opaque(sink, `${name} cat-file --filters runs configured filter programs`)
     if (a === "--output" || a.startsWith("--output="))
       sink.note("writes", `${name} ${sub} --output writes a file`)
     if (runsProgram(a) || (sub === "clone" && a === "-u")) {
