@@ -1116,9 +1116,18 @@ layer(ShellParser.layer)("red team", (it) => {
       block: BUILTIN,
       expect: "ask"
     },
+    // Its configuration runs what no rule saw: not for yolo to pass where bash rules deny.
+    { command: "git -C planted/repo status", block: DENY_RM, mode: "yolo", expect: "ask" },
+    {
+      command: "mkdir -p src/g && echo 'ref: refs/heads/main' > src/g/HEAD && git -C src/g log",
+      block: DENY_RM,
+      mode: "yolo",
+      expect: "ask"
+    },
     { command: "git status", block: BUILTIN, expect: "allow" },
     { command: "git -C src status", block: BUILTIN, expect: "allow" },
-    { command: "cd src && git log", block: BUILTIN, expect: "allow" }
+    { command: "cd src && git log", block: BUILTIN, expect: "allow" },
+    { command: "git -C src status", block: DENY_RM, mode: "yolo", expect: "allow" }
   ])
 
   cases("reads that contact a host: remotes, registries, module proxies", [

@@ -1413,11 +1413,10 @@ export const plantedGitDirectory = (env: Env, command: MutableCommand, scope: Sc
     const searches = gitSearch(env, seen, cwd)
     if (!searches.planted) continue
     const { dir } = searches.list.find((search) => isPlanted(seen, search))!
-    commandNote(
-      command,
-      "executes",
-      `git in ${dir} uses the repository there, made inside the project, whose configuration can run programs`
-    )
+    const message = `git in ${dir} uses the repository there, made inside the project, whose configuration can run programs`
+    // What that configuration runs is not visible here: it asks whatever the bash rules say.
+    commandNote(command, "executes", message)
+    commandNote(command, "unmodelled", `${message}: what it runs is not visible here`)
     return
   }
 }
