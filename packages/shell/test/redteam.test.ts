@@ -1577,4 +1577,41 @@ layer(ShellParser.layer)("red team", (it) => {
     },
     { command: "git status", block: DENY_RM, mode: "yolo", expect: "allow" }
   ])
+  // Options that run a program, in every spelling their parser reads: a short option's value
+  // glued (`-I'cmd'`), tar's old style (`cIf CMD a.tar`: values follow the cluster in order),
+  // a GNU long option by an unambiguous prefix (`--use-comp=`), zip's `-TT` glued.
+  cases("options that run programs, as their parsers read them", [
+    { command: "tar -cf a.tar -I'rm -f notes.txt' src", block: DENY_RM, expect: "deny" },
+    { command: "tar cIf 'rm -f notes.txt' a.tar src", block: DENY_RM, expect: "deny" },
+    { command: "tar -cf a.tar --use-comp='rm -f notes.txt' src", block: DENY_RM, expect: "deny" },
+    {
+      command: "tar -cf a.tar --checkpoint=1 --checkpoint-act=exec='rm -f notes.txt' src",
+      block: DENY_RM,
+      expect: "deny"
+    },
+    { command: "tar -cf a.tar -M -L1 -F'rm -f notes.txt' src", block: DENY_RM, expect: "deny" },
+    { command: "tar -cf a.tar --info-scr='rm -f notes.txt' src", block: DENY_RM, expect: "deny" },
+    { command: "tar -xvzf a.tgz --to-comm='rm -f notes.txt'", block: DENY_RM, expect: "deny" },
+    { command: "zip -T -TT'rm -f notes.txt' a.zip notes.txt", block: DENY_RM, expect: "deny" },
+    { command: "zip -T --unzip-c='rm -f notes.txt' a.zip notes.txt", block: DENY_RM, expect: "deny" },
+    { command: "rsync -e'rm -f notes.txt' src/ host:backup/", block: DENY_RM, expect: "deny" },
+    { command: "rsync -ave'rm -f notes.txt' src/ host:backup/", block: DENY_RM, expect: "deny" },
+    { command: "rsync --rs='rm -f notes.txt' src/ host:backup/", block: DENY_RM, expect: "ask" },
+    { command: "scp -S'rm -f notes.txt' notes.txt host:", block: DENY_RM, expect: "deny" },
+    { command: "scp -rS 'rm -f notes.txt' src host:", block: DENY_RM, expect: "deny" },
+    { command: "sftp -S'rm -f notes.txt' host", block: DENY_RM, expect: "deny" },
+    { command: "man -P'rm -f notes.txt' ls", block: DENY_RM, expect: "deny" },
+    { command: "man --pag='rm -f notes.txt' ls", block: DENY_RM, expect: "deny" },
+    // A letter tar is not known to have, or an ambiguous prefix: what follows is unread.
+    { command: "tar -cqf a.tar -I'rm -f notes.txt' src", block: DENY_RM, expect: "deny" },
+    { command: "tar -cf a.tar --no- src", block: DENY_RM, expect: "ask" },
+    { command: "tar -czf a.tgz src", block: DENY_RM, expect: "allow" },
+    { command: "tar -xzf a.tgz -C build", block: DENY_RM, expect: "allow" },
+    { command: "tar czf a.tgz --exclude=node_modules src", block: DENY_RM, expect: "allow" },
+    { command: "zip -r a.zip src", block: DENY_RM, expect: "allow" },
+    { command: "rsync -a src/ backup/", block: DENY_RM, expect: "allow" },
+    { command: "rsync -avz -e ssh src/ host:backup/", block: DENY_RM, expect: "allow" },
+    { command: "scp -P 2222 notes.txt host:", block: DENY_RM, expect: "allow" },
+    { command: "man ls", block: DENY_RM, expect: "allow" }
+  ])
 })
