@@ -1614,4 +1614,32 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "scp -P 2222 notes.txt host:", block: DENY_RM, expect: "allow" },
     { command: "man ls", block: DENY_RM, expect: "allow" }
   ])
+  // tar's options that name files: lists it reads (and prints in its errors), snapshot,
+  // index and volume files it writes, the archive it makes in the old style (`cf F`).
+  cases("tar's file options", [
+    { command: "tar -cf /dev/null -T.env", block: OPEN_READS, expect: "deny" },
+    { command: "tar -cf /dev/null -T .env", block: OPEN_READS, expect: "deny" },
+    { command: "tar -cf /dev/null --files-from=.env", block: OPEN_READS, expect: "deny" },
+    { command: "tar -cf /dev/null --files-f=.env", block: OPEN_READS, expect: "deny" },
+    { command: "tar -cf /dev/null -X.env src", block: OPEN_READS, expect: "deny" },
+    { command: "tar -cf /dev/null --exclude-from .env src", block: OPEN_READS, expect: "deny" },
+    { command: "tar cTf .env /dev/null", block: OPEN_READS, expect: "deny" },
+    { command: "tar -cf a.tar --index-file=.git/config src", block: EDIT_GIT, expect: "deny" },
+    { command: "tar -cf a.tar -g .git/config src", block: EDIT_GIT, expect: "deny" },
+    { command: "tar -cf a.tar -g.git/config src", block: EDIT_GIT, expect: "deny" },
+    { command: "tar -cf a.tar --listed-inc=.git/config src", block: EDIT_GIT, expect: "deny" },
+    { command: "tar -cf a.tar -M --volno-file=.git/config src", block: EDIT_GIT, expect: "deny" },
+    { command: "tar cf .git/x src", block: EDIT_GIT, expect: "deny" },
+    { command: "tar czvf .git/x src", block: EDIT_GIT, expect: "deny" },
+    { command: "tar -c --file .git/x src", block: EDIT_GIT, expect: "deny" },
+    // `--fil` is --file or --files-from: tar refuses it, and so it is not read.
+    { command: "tar -c --fil=.git/x src", block: EDIT_GIT, expect: "ask" },
+    { command: "tar -cf a.tar --remove-files .git/config", block: EDIT_GIT, expect: "deny" },
+    { command: "tar -xf a.tar --dir=.git", block: EDIT_GIT, expect: "deny" },
+    { command: "tar -xf a.tar -C.git", block: EDIT_GIT, expect: "deny" },
+    { command: "tar -czf a.tgz src", block: EDIT_GIT, expect: "allow" },
+    { command: "tar -xzf a.tgz -C build", block: EDIT_GIT, expect: "allow" },
+    { command: "tar -tzf a.tgz", block: OPEN_READS, expect: "allow" },
+    { command: "tar -czf a.tgz -T notes.txt", block: OPEN_READS, expect: "allow" }
+  ])
 })

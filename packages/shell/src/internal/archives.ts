@@ -2,6 +2,7 @@
 // extractor writes into a directory whose entries' names come from the archive (the
 // directory as a whole is written, as `tar -x -C dir` does); a decompressor writes each file
 // without its suffix, a compressor each file with one, and both replace the file they read.
+import * as Getopt from "./getopt.ts"
 import type { Word } from "./model.ts"
 import { staticWord } from "./model.ts"
 
@@ -17,10 +18,6 @@ const HERE = staticWord(".")
 /** What `key` writes as an archive or compression program; nothing for other programs. */
 export const archiveWrites = (key: string, words: ReadonlyArray<Word>): ArchiveWrites => {
   switch (key) {
-    case "tar":
-    case "gtar":
-    case "bsdtar":
-      return tar(key, words)
     case "unzip":
       return unzip(words)
     case "7z":
@@ -55,25 +52,54 @@ const options = (words: ReadonlyArray<Word>): ReadonlyArray<string> => {
   return out
 }
 
-// Without -P, tar and bsdtar drop a leading `/` and refuse `..` in the names they extract:
-// they stay under the directory it runs in (`-C` moves that, and is followed as a cd).
-const tar = (key: string, words: ReadonlyArray<Word>): ArchiveWrites => {
-  const first = words[1]?.value ?? ""
-  // Short options before the first that takes a value (`-xvf a.tar`, old-style `xf a.tar`).
-  const cluster = (text: string) => /^[a-zA-Z]*?(?=[fCTXbKNgVLHI]|$)/.exec(text)?.[0] ?? ""
-  const has = (letter: string, long: RegExp) =>
-    (!first.startsWith("-") && cluster(first).includes(letter)) ||
-    words.some(
-      (w) => (/^-[^-]/.test(w.value) && cluster(w.value.slice(1)).includes(letter)) || long.test(w.value)
+// tar's options that name files it reads or writes besides its archive (`-f`): lists of
+// names and patterns it reads (printed in its errors), snapshot, index and volume files it
+// writes, and files whose contents are the list of what it archives.
+const TAR_READS: ReadonlySet<string> = new Set([
+  "-T",
+  "--files-from",
+  "-X",
+  "--exclude-from",
+  "--owner-map",
+  "--group-map",
+  "--add-file"
+])
+const TAR_WRITES: ReadonlySet<string> = new Set([
+  "-g",
+  "--listed-incremental",
+  "--index-file",
+  "--volno-file"
+])
+
+/** The files tar reads and writes, as its options say (`tar cf .git/x src`, `-T.env`). */
+export const tarPaths = (
+  key: string,
+  words: ReadonlyArray<Word>
+): ArchiveWrites & { readonly reads: ReadonlyArray<Word>; readonly followsLinks: boolean } => {
+  const { options, operands } = Getopt.read(words, Getopt.SPECS.get(key)!)
+  const has = (...names: ReadonlyArray<string>) => options.some((o) => names.includes(o.name))
+  const valuesOf = (names: ReadonlySet<string>) =>
+    options.flatMap((o) =>
+      names.has(o.name) && o.value !== undefined && o.value.value !== "-" ? [o.value] : []
     )
-  if (!has("x", /^--(extract|get)$/)) return NOTHING
-  if (has("O", /^--to-(stdout|command)/)) return NOTHING
-  if (has("P", /^--absolute-names$/))
-    return {
-      writes: [HERE],
-      unmodelled: [`${key} -P extracts names as they are: absolute ones and \`..\` anywhere`]
-    }
-  return { writes: [HERE], unmodelled: [] }
+  const extracts = has("-x", "--extract", "--get") && !has("-O", "--to-stdout", "--to-command")
+  const lists = has("-t", "--list", "-d", "--diff", "--compare")
+  const archives = valuesOf(new Set(["-f", "--file"]))
+  const reads = [...valuesOf(TAR_READS), ...archives, ...(extracts || lists ? [] : operands)]
+  const writes = [...valuesOf(TAR_WRITES), ...(extracts || lists ? [] : archives)]
+  const unmodelled: Array<string> = []
+  // It deletes each file once archived.
+  if (has("--remove-files")) writes.push(...operands)
+  if (has("--exclude-ignore", "--exclude-ignore-recursive"))
+    unmodelled.push(`${key} --exclude-ignore reads the file it names in every directory it archives`)
+  if (extracts) {
+    // Without -P, tar and bsdtar drop a leading `/` and refuse `..` in the names they
+    // extract: they stay under the directory it runs in, or the one `-C` names.
+    writes.push(HERE, ...valuesOf(new Set(["-C", "--directory"])))
+    if (has("-P", "--absolute-names"))
+      unmodelled.push(`${key} -P extracts names as they are: absolute ones and \`..\` anywhere`)
+  }
+  return { reads, writes, unmodelled, followsLinks: has("-h", "--dereference") }
 }
 
 // `unzip [-opts] ZIP [names] [-x names] [-d DIR]`: options may come after the archive. It drops

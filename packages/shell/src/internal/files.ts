@@ -4,7 +4,7 @@
 import * as fs from "node:fs"
 import * as NodePath from "node:path"
 import type { PathAccess } from "../ShellAnalysis.ts"
-import { archiveWrites } from "./archives.ts"
+import { archiveWrites, tarPaths } from "./archives.ts"
 import { commandNote, type Env, type MutableCommand, type Scope } from "./env.ts"
 import { GREP_PROGRAMS, parseGrep } from "./grep.ts"
 import type { RawRedirect, Word } from "./model.ts"
@@ -646,6 +646,14 @@ export const argumentPaths = (
   }
   if (key === "sed" && sedInPlace(words)) sedBackups(env, command, words, scope)
   if (key === "perl") perlBackups(env, command, words, scope)
+  if (key === "tar" || key === "gtar" || key === "bsdtar") {
+    const tar = tarPaths(key, words)
+    for (const reason of tar.unmodelled) commandNote(command, "unmodelled", reason)
+    for (const word of tar.reads) touch(env, command, word, "read", "argument", scope)
+    for (const word of tar.writes) touch(env, command, word, "write", "argument", scope)
+    if (tar.followsLinks) followedLinks(env, command)
+    return
+  }
   const archive = archiveWrites(key, words)
   for (const reason of archive.unmodelled) commandNote(command, "unmodelled", reason)
   for (const word of archive.writes) touch(env, command, word, "write", "argument", scope)
