@@ -1642,4 +1642,34 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "tar -tzf a.tgz", block: OPEN_READS, expect: "allow" },
     { command: "tar -czf a.tgz -T notes.txt", block: OPEN_READS, expect: "allow" }
   ])
+  // Files a program makes: output options, archives, and names made from a prefix or a
+  // template (the generated part a `*`: `.git/confi` + `g%.0d` is `.git/config*`).
+  cases("output files and generated names", [
+    { command: "iconv -f utf8 -t utf8 -o .git/config notes.txt", block: EDIT_GIT, expect: "deny" },
+    { command: "iconv -f utf8 -t utf8 --out=.git/config notes.txt", block: EDIT_GIT, expect: "deny" },
+    { command: "shuf -o .git/config notes.txt", block: EDIT_GIT, expect: "deny" },
+    { command: "shuf -o.git/config notes.txt", block: EDIT_GIT, expect: "deny" },
+    { command: "sdiff -o .git/config notes.txt notes.txt", block: EDIT_GIT, expect: "deny" },
+    { command: "sdiff --diff-prog='rm -f notes.txt' notes.txt notes.txt", block: DENY_RM, expect: "deny" },
+    { command: "eslint -o .git/config src", block: EDIT_GIT, expect: "deny" },
+    { command: "csplit -s -f .git/confi -b 'g%.0d' notes.txt 3", block: EDIT_GIT, expect: "deny" },
+    { command: "csplit -s --prefix=.git/hooks/pre notes.txt 3", block: EDIT_GIT, expect: "deny" },
+    { command: "split -l 1 notes.txt .git/hooks/x", block: EDIT_GIT, expect: "deny" },
+    { command: "split --filter='rm -f notes.txt' notes.txt", block: DENY_RM, expect: "deny" },
+    { command: "mktemp .git/hooks/XXXX", block: EDIT_GIT, expect: "deny" },
+    { command: "mktemp -p .git/hooks", block: EDIT_GIT, expect: "deny" },
+    { command: "mktemp -d --tmpdir=.git x.XXXX", block: EDIT_GIT, expect: "deny" },
+    { command: "git bundle create .git/x HEAD", block: EDIT_GIT, expect: "deny" },
+    { command: "zip .git/x notes.txt", block: EDIT_GIT, expect: "deny" },
+    { command: "zip -r -O .git/x a.zip src", block: EDIT_GIT, expect: "deny" },
+    { command: "zip -m a.zip .git/config", block: EDIT_GIT, expect: "deny" },
+    { command: "iconv -f utf8 -t latin1 notes.txt", block: EDIT_GIT, expect: "allow" },
+    { command: "split -l 10 notes.txt part-", block: EDIT_GIT, expect: "allow" },
+    { command: "csplit notes.txt 3", block: EDIT_GIT, expect: "allow" },
+    { command: "mktemp", block: EDIT_GIT, expect: "allow" },
+    { command: "mktemp -d", block: EDIT_GIT, expect: "allow" },
+    { command: "zip -r a.zip src", block: EDIT_GIT, expect: "allow" },
+    { command: "zip -r a.zip src -x '*.log'", block: EDIT_GIT, expect: "allow" },
+    { command: "git bundle create repo.bundle HEAD", block: EDIT_GIT, expect: "allow" }
+  ])
 })

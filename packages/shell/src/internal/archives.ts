@@ -20,6 +20,8 @@ export const archiveWrites = (key: string, words: ReadonlyArray<Word>): ArchiveW
   switch (key) {
     case "unzip":
       return unzip(words)
+    case "zip":
+      return zip(words)
     case "7z":
     case "7za":
     case "7zr":
@@ -101,6 +103,50 @@ export const tarPaths = (
   }
   return { reads, writes, unmodelled, followsLinks: has("-h", "--dereference") }
 }
+
+// zip's options whose value is the next word, and those followed by a list of names (up
+// to the next option).
+const ZIP_VALUED: ReadonlySet<string> = new Set(
+  "-b -n -t -tt -O -s -sp -lf -Z -P -TT -ds -ll -MM --temp-path --suffixes --output-file --logfile-path --unzip-command --password --split-size --compression-method".split(
+    " "
+  )
+)
+const ZIP_LISTS: ReadonlySet<string> = new Set(["-x", "-i", "--exclude", "--include"])
+
+// `zip [-opts] ZIP [names]`: the archive is written (`.zip` added to a name without a dot),
+// or read and written to -O's file instead; -m removes the files it adds.
+const zip = (words: ReadonlyArray<Word>): ArchiveWrites => {
+  const operands: Array<Word> = []
+  let output: Word | undefined
+  let moves = false
+  for (let i = 1; i < words.length; i++) {
+    const word = words[i]!
+    const text = word.value
+    if (!word.isStatic || !text.startsWith("-") || text === "-") {
+      operands.push(word)
+      continue
+    }
+    if (ZIP_VALUED.has(text)) {
+      if (text === "-O" || text === "--output-file") output = words[i + 1]
+      i++
+    } else if (ZIP_LISTS.has(text)) while (i + 1 < words.length && !words[i + 1]!.value.startsWith("-")) i++
+    else if (/^-[a-zA-Z]*m/.test(text) || text === "--move") moves = true
+    const glued = /^-O(.+)$/s.exec(text)?.[1]
+    if (glued !== undefined) output = { ...word, value: glued, raw: glued, path: word.path && glued }
+  }
+  const archive = operands[0]
+  if (archive === undefined || archive.value === "-") return NOTHING
+  const name = archive.path === undefined || /\.[^/]*$/.test(archive.path) ? archive : zipName(archive)
+  return { writes: [output ?? name, ...(moves ? operands.slice(1) : [])], unmodelled: [] }
+}
+
+const zipName = (word: Word): Word => ({
+  ...word,
+  value: `${word.value}.zip`,
+  raw: `${word.raw}.zip`,
+  path: `${word.path}.zip`,
+  glob: false
+})
 
 // `unzip [-opts] ZIP [names] [-x names] [-d DIR]`: options may come after the archive. It drops
 // a leading `/` and `../` unless told `-:`.

@@ -6,6 +6,7 @@ import * as NodePath from "node:path"
 import type { PathAccess } from "../ShellAnalysis.ts"
 import { archiveWrites, tarPaths } from "./archives.ts"
 import { commandNote, type Env, type MutableCommand, type Scope } from "./env.ts"
+import { generatedPaths, generates } from "./generated.ts"
 import { GREP_PROGRAMS, parseGrep } from "./grep.ts"
 import type { RawRedirect, Word } from "./model.ts"
 import { staticWord } from "./model.ts"
@@ -654,6 +655,13 @@ export const argumentPaths = (
     if (tar.followsLinks) followedLinks(env, command)
     return
   }
+  if (generates(key)) {
+    const made = generatedPaths(key, words)
+    for (const reason of made.unmodelled) commandNote(command, "unmodelled", reason)
+    for (const word of made.reads) touch(env, command, word, "read", "argument", scope)
+    for (const word of made.writes) touch(env, command, word, "write", "argument", scope)
+    return
+  }
   const archive = archiveWrites(key, words)
   for (const reason of archive.unmodelled) commandNote(command, "unmodelled", reason)
   for (const word of archive.writes) touch(env, command, word, "write", "argument", scope)
@@ -695,6 +703,11 @@ export const argumentPaths = (
         start++
       }
     }
+  }
+  if (key === "git" && words[start]?.value === "bundle" && words[start + 1]?.value === "create") {
+    // `git bundle create [-q] [--version=N] FILE REVS…` writes FILE.
+    const file = words.slice(start + 2).find((w) => !w.value.startsWith("-"))
+    if (file !== undefined) touch(env, command, file, "write", "argument", scope)
   }
   const writesAll =
     Programs.WRITES_ALL.has(key) ||

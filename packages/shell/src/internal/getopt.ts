@@ -172,8 +172,8 @@ export const SPECS: ReadonlyMap<string, Spec> = new Map<string, Spec>([
       complete: false
     }
   ],
-  ["scp", { flags: "346ABCOpqRrTv", valued: "cDFiJlPoSX", long: new Map(), complete: true }],
-  ["sftp", { flags: "246aCfNpqrv", valued: "BbcDFiJlPRosSX", long: new Map(), complete: true }],
+  ["scp", { flags: "346ABCOpqRrsTv", valued: "cDFiJlPoSX", long: new Map(), complete: true }],
+  ["sftp", { flags: "246AaCfNpqrv", valued: "BbcDFiJlPRosSX", long: new Map(), complete: true }],
   // man-db: -H and -X take a value only glued (read as valued: the word after is then a
   // value, not a page, which only makes more of the line suspect).
   [
@@ -183,6 +183,42 @@ export const SPECS: ReadonlyMap<string, Spec> = new Map<string, Spec>([
       valued: "CLmMSsePrpTERHX",
       long: longOptions("pager=", "html?", "config-file=", "manpath="),
       complete: false
+    }
+  ],
+  [
+    "split",
+    {
+      // `-NUM` is the old spelling of `-l NUM`.
+      flags: "dexu0123456789",
+      valued: "abClnt",
+      long: longOptions(
+        ..."additional-suffix= bytes= elide-empty-files filter= hex-suffixes? line-bytes= lines= number= numeric-suffixes? separator= suffix-length= unbuffered verbose help version".split(
+          " "
+        )
+      ),
+      complete: true
+    }
+  ],
+  [
+    "csplit",
+    {
+      flags: "kszq",
+      valued: "bfn",
+      long: longOptions(
+        ..."digits= elide-empty-files help keep-files prefix= quiet silent suffix-format= suppress-matched version".split(
+          " "
+        )
+      ),
+      complete: true
+    }
+  ],
+  [
+    "mktemp",
+    {
+      flags: "dqtu",
+      valued: "p",
+      long: longOptions(..."directory dry-run help quiet suffix= tmpdir? version".split(" ")),
+      complete: true
     }
   ]
 ])

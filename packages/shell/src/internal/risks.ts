@@ -208,6 +208,23 @@ export const check = (key: string, words: ReadonlyArray<Word>, sink: Sink): void
         runs(sink, `${name} -TT`, value)
       })
       return
+    case "split":
+      // Each piece is piped to `$SHELL -c FILTER`.
+      for (const { name: option, value } of Getopt.read(words, Getopt.SPECS.get(key)!).options)
+        if (option === "--filter") runs(sink, `${name} --filter`, value)
+      return
+    case "sdiff":
+      // getopt_long: `--diff-program` by any prefix (it is the only long option starting `--d`).
+      words.slice(1).forEach((word, i) => {
+        const option = /^(--d[a-z-]*)(=?)/.exec(word.value)
+        if (option === null || !"--diff-program".startsWith(option[1]!)) return
+        runs(
+          sink,
+          `${name} --diff-program`,
+          option[2] ? { ...word, value: word.value.slice(option[0].length) } : words[i + 2]
+        )
+      })
+      return
     case "rsync":
       for (const { name: option, value } of readOptions(key, name, words, sink)) {
         if (option === "-e" || option === "--rsh") runs(sink, `${name} ${option}`, value)
