@@ -1637,6 +1637,7 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "tar -cf a.tar --remove-files .git/config", block: EDIT_GIT, expect: "deny" },
     { command: "tar -xf a.tar --dir=.git", block: EDIT_GIT, expect: "deny" },
     { command: "tar -xf a.tar -C.git", block: EDIT_GIT, expect: "deny" },
+    { command: "tar xCf .git a.tar", block: EDIT_GIT, expect: "deny" },
     { command: "tar -czf a.tgz src", block: EDIT_GIT, expect: "allow" },
     { command: "tar -xzf a.tgz -C build", block: EDIT_GIT, expect: "allow" },
     { command: "tar -tzf a.tgz", block: OPEN_READS, expect: "allow" },

@@ -87,7 +87,9 @@ export const tarPaths = (
   const extracts = has("-x", "--extract", "--get") && !has("-O", "--to-stdout", "--to-command")
   const lists = has("-t", "--list", "-d", "--diff", "--compare")
   const archives = valuesOf(new Set(["-f", "--file"]))
-  const reads = [...valuesOf(TAR_READS), ...archives, ...(extracts || lists ? [] : operands)]
+  // Creating, it only writes the archive; appending, updating or deleting, it reads it too.
+  const creates = has("-c", "--create")
+  const reads = [...valuesOf(TAR_READS), ...(creates ? [] : archives), ...(extracts || lists ? [] : operands)]
   const writes = [...valuesOf(TAR_WRITES), ...(extracts || lists ? [] : archives)]
   const unmodelled: Array<string> = []
   // It deletes each file once archived.
@@ -96,8 +98,8 @@ export const tarPaths = (
     unmodelled.push(`${key} --exclude-ignore reads the file it names in every directory it archives`)
   if (extracts) {
     // Without -P, tar and bsdtar drop a leading `/` and refuse `..` in the names they
-    // extract: they stay under the directory it runs in, or the one `-C` names.
-    writes.push(HERE, ...valuesOf(new Set(["-C", "--directory"])))
+    // extract: they stay under the directory it runs in (`-C` moves it, followed as a cd).
+    writes.push(HERE)
     if (has("-P", "--absolute-names"))
       unmodelled.push(`${key} -P extracts names as they are: absolute ones and \`..\` anywhere`)
   }

@@ -15,6 +15,7 @@ import {
   plantedGitDirectory,
   touch
 } from "./files.ts"
+import * as Getopt from "./getopt.ts"
 import * as LongOptions from "./longOptions.ts"
 import type { RawAssignment, RawCommand, RawRedirect, WalkResult, Word } from "./model.ts"
 import { staticWord } from "./model.ts"
@@ -523,19 +524,11 @@ const interpretWords = (
       inner = workIn(env, command, value, scope, inner, option, program)
     if (form.moved) command.canonical = form.words.map((w) => w.value)
     args = form.words
-  } else if (key === "tar" || key === "bsdtar") {
-    // `tar -C dir`: the names after it are read or written there.
-    for (let i = 1; i < words.length; i++) {
-      const text = words[i]!.value
-      const value =
-        text === "-C" || text === "--directory"
-          ? words[i + 1]
-          : text.startsWith("--directory=")
-            ? { ...staticWord(text.slice(12)), path: words[i]!.path?.slice(12) }
-            : undefined
-      if (value === undefined) continue
-      inner = workIn(env, command, value, scope, inner, "-C", program)
-    }
+  } else if (key === "tar" || key === "gtar" || key === "bsdtar") {
+    // `tar -C dir` (`-Cdir`, `--dir=dir`): the names after it are read or written there.
+    for (const { name, value } of Getopt.read(words, Getopt.SPECS.get(key)!).options)
+      if ((name === "-C" || name === "--directory") && value !== undefined)
+        inner = workIn(env, command, value, scope, inner, "-C", program)
   }
 
   // GNU long options by any unambiguous prefix (`--in-pl`), read from here on by full name.
