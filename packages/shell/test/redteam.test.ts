@@ -1638,6 +1638,8 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "tar -xf a.tar --dir=.git", block: EDIT_GIT, expect: "deny" },
     { command: "tar -xf a.tar -C.git", block: EDIT_GIT, expect: "deny" },
     { command: "tar xCf .git a.tar", block: EDIT_GIT, expect: "deny" },
+    // The archive is opened where tar starts, not in the directory -C moves to.
+    { command: "tar -cf src/x.tar -C lib .", block: EDIT_SRC, expect: "deny" },
     { command: "tar -czf a.tgz src", block: EDIT_GIT, expect: "allow" },
     { command: "tar -xzf a.tgz -C build", block: EDIT_GIT, expect: "allow" },
     { command: "tar -tzf a.tgz", block: OPEN_READS, expect: "allow" },

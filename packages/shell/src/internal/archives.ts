@@ -77,7 +77,16 @@ const TAR_WRITES: ReadonlySet<string> = new Set([
 export const tarPaths = (
   key: string,
   words: ReadonlyArray<Word>
-): ArchiveWrites & { readonly reads: ReadonlyArray<Word>; readonly followsLinks: boolean } => {
+): ArchiveWrites & {
+  /** Read (and written) where it starts and where `-C` moves, as an option's file may be. */
+  readonly reads: ReadonlyArray<Word>
+  /** The files it archives, where `-C` moved. */
+  readonly members: ReadonlyArray<Word>
+  readonly removes: boolean
+  /** The directory it extracts into (where `-C` moved). */
+  readonly here: Word | undefined
+  readonly followsLinks: boolean
+} => {
   const { options, operands } = Getopt.read(words, Getopt.SPECS.get(key)!)
   const has = (...names: ReadonlyArray<string>) => options.some((o) => names.includes(o.name))
   const valuesOf = (names: ReadonlySet<string>) =>
@@ -89,21 +98,27 @@ export const tarPaths = (
   const archives = valuesOf(new Set(["-f", "--file"]))
   // Creating, it only writes the archive; appending, updating or deleting, it reads it too.
   const creates = has("-c", "--create")
-  const reads = [...valuesOf(TAR_READS), ...(creates ? [] : archives), ...(extracts || lists ? [] : operands)]
+  const reads = [...valuesOf(TAR_READS), ...(creates ? [] : archives)]
   const writes = [...valuesOf(TAR_WRITES), ...(extracts || lists ? [] : archives)]
   const unmodelled: Array<string> = []
-  // It deletes each file once archived.
-  if (has("--remove-files")) writes.push(...operands)
   if (has("--exclude-ignore", "--exclude-ignore-recursive"))
     unmodelled.push(`${key} --exclude-ignore reads the file it names in every directory it archives`)
   if (extracts) {
     // Without -P, tar and bsdtar drop a leading `/` and refuse `..` in the names they
-    // extract: they stay under the directory it runs in (`-C` moves it, followed as a cd).
-    writes.push(HERE)
+    // extract: they stay under `here`, the directory it runs in (`-C` moves it, as a cd).
     if (has("-P", "--absolute-names"))
       unmodelled.push(`${key} -P extracts names as they are: absolute ones and \`..\` anywhere`)
   }
-  return { reads, writes, unmodelled, followsLinks: has("-h", "--dereference") }
+  return {
+    reads,
+    writes,
+    unmodelled,
+    // What it archives is read, and deleted once archived with --remove-files.
+    members: extracts || lists ? [] : operands,
+    removes: has("--remove-files"),
+    here: extracts ? HERE : undefined,
+    followsLinks: has("-h", "--dereference")
+  }
 }
 
 // zip's options whose value is the next word, and those followed by a list of names (up

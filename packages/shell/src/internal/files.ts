@@ -625,7 +625,9 @@ export const argumentPaths = (
   command: MutableCommand,
   key: string,
   words: ReadonlyArray<Word>,
-  scope: Scope
+  scope: Scope,
+  /** Where the command runs, before the directory it moves to itself (`tar -C`). */
+  outer: Scope = scope
 ): void => {
   if (Programs.NO_PATH_ARGUMENTS.has(key)) return
   if (key === "ssh") {
@@ -650,8 +652,17 @@ export const argumentPaths = (
   if (key === "tar" || key === "gtar" || key === "bsdtar") {
     const tar = tarPaths(key, words)
     for (const reason of tar.unmodelled) commandNote(command, "unmodelled", reason)
-    for (const word of tar.reads) touch(env, command, word, "read", "argument", scope)
-    for (const word of tar.writes) touch(env, command, word, "write", "argument", scope)
+    // tar opens its archive where it starts, and an option's file where the -C before it
+    // (if any) moved: each is judged in both places.
+    const places = outer === scope ? [scope] : [outer, scope]
+    for (const place of places) {
+      for (const word of tar.reads) touch(env, command, word, "read", "argument", place)
+      for (const word of tar.writes) touch(env, command, word, "write", "argument", place)
+    }
+    for (const word of tar.members)
+      touch(env, command, word, tar.removes ? "write" : "read", "argument", scope)
+    if (tar.removes) for (const word of tar.members) touch(env, command, word, "read", "argument", scope)
+    if (tar.here !== undefined) touch(env, command, tar.here, "write", "argument", scope)
     if (tar.followsLinks) followedLinks(env, command)
     return
   }

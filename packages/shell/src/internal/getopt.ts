@@ -166,7 +166,7 @@ export const SPECS: ReadonlyMap<string, Spec> = new Map<string, Spec>([
   [
     "rsync",
     {
-      flags: "vqcarRbuldLkKHpEAXUNOJogDtSnWxyCzFhPimsI04689",
+      flags: "vqcarRbuldLkKHpEAXUNOJogDtSnWxyCzFhPimsIV04689",
       valued: "efBTM@",
       long: longOptions("rsh=", "rsync-path="),
       complete: false

@@ -565,7 +565,7 @@ const interpretWords = (
   Operands.programFromInput(key, line, sink, env.stdinText?.has(command.index) === true)
   if (Runners.CHECKED.has(key)) Runners.check(key, words, args, opsFor(env, command, key, inner))
   if (!Programs.isModelled(key, ps)) backstop(command, program, args)
-  argumentPaths(env, command, key, args, inner)
+  argumentPaths(env, command, key, args, inner, scope)
 }
 
 const opsFor = (env: Env, command: MutableCommand, key: string, scope: Scope): Runners.Ops =>
