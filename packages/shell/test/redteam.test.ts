@@ -1662,6 +1662,8 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "mktemp .git/hooks/XXXX", block: EDIT_GIT, expect: "deny" },
     { command: "mktemp -p .git/hooks", block: EDIT_GIT, expect: "deny" },
     { command: "mktemp -d --tmpdir=.git x.XXXX", block: EDIT_GIT, expect: "deny" },
+    { command: "TMPDIR=.git/hooks mktemp", block: EDIT_GIT, expect: "deny" },
+    { command: "TMPDIR=.git/hooks mktemp -t x.XXXX", block: EDIT_GIT, expect: "deny" },
     { command: "git bundle create .git/x HEAD", block: EDIT_GIT, expect: "deny" },
     { command: "zip .git/x notes.txt", block: EDIT_GIT, expect: "deny" },
     { command: "zip -r -O .git/x a.zip src", block: EDIT_GIT, expect: "deny" },

@@ -347,7 +347,7 @@ const checkAssignment = (
     // GIT_TRACE=/tmp/x, GIT_INDEX_FILE=x, HISTFILE=x: a file git or the shell writes (1, 2,
     // true or a descriptor number send a trace to the terminal).
     if (!value.isStatic)
-      commandNote(command, "unmodelled", `${name} names a file git writes, only known at run time`)
+      commandNote(command, "unmodelled", `${name} names a file written, only known at run time`)
     else if (!/^(|[0-9]|true|false|yes|no|on|off)$/i.test(value.value))
       touch(env, command, value, "write", "argument", scope)
     return

@@ -816,6 +816,8 @@ const GADGETS: ReadonlyMap<string, GadgetKind> = new Map<string, GadgetKind>([
   ["GIT_INDEX_FILE", "file"],
   // The shell's history file: `history -w`/`-a` (and an interactive shell's exit) write it.
   ["HISTFILE", "file"],
+  // Where mktemp, sort, gcc and the like make their files (`TMPDIR=.git/hooks mktemp`).
+  ["TMPDIR", "file"],
   ["GIT_CONFIG_COUNT", "counted"],
   // What `git -c` passes to the git commands it runs: `'key'='value' …`.
   ["GIT_CONFIG_PARAMETERS", "git-config-parameters"],
