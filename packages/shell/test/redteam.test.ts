@@ -1673,6 +1673,8 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "csplit notes.txt 3", block: EDIT_GIT, expect: "allow" },
     { command: "mktemp", block: EDIT_GIT, expect: "allow" },
     { command: "mktemp -d", block: EDIT_GIT, expect: "allow" },
+    { command: "mktemp -d -t x.XXXX", block: EDIT_GIT, expect: "allow" },
+    { command: "mktemp --tmpdir ../../.git/hooks/XXXX", block: EDIT_GIT, expect: "ask" },
     { command: "zip -r a.zip src", block: EDIT_GIT, expect: "allow" },
     { command: "zip -r a.zip src -x '*.log'", block: EDIT_GIT, expect: "allow" },
     { command: "git bundle create repo.bundle HEAD", block: EDIT_GIT, expect: "allow" }

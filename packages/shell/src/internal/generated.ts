@@ -66,13 +66,17 @@ export const generatedPaths = (key: string, words: ReadonlyArray<Word>): Generat
       // with no template, tmp.XXXXXXXXXX in $TMPDIR (or /tmp), as before not judged.
       const template = operands[0]
       const directory = last("-p", "--tmpdir")
-      if (has("-u", "--dry-run") || (template === undefined && directory?.value === undefined)) return nothing
-      if (has("-t") || (directory !== undefined && directory.value === undefined))
-        return {
-          ...nothing,
-          unmodelled: [...unmodelled, `${key}: its directory is $TMPDIR, only known at run time`]
-        }
       const suffix = last("--suffix")?.value
+      if (has("-u", "--dry-run") || (template === undefined && directory?.value === undefined)) return nothing
+      // In $TMPDIR (the caller's, or one set for it: judged as a write there), as with no
+      // template; a template with a `/` (`../x`) may leave it.
+      if (has("-t") || (directory !== undefined && directory.value === undefined))
+        return text(template, "").includes("/") || suffix?.value.includes("/")
+          ? {
+              ...nothing,
+              unmodelled: [...unmodelled, `${key}: a name under $TMPDIR, only known at run time`]
+            }
+          : nothing
       const name = text(template, "tmp.XXXXXXXXXX").replace(/X+$/, "*") + (suffix?.value ?? "")
       const under = directory?.value === undefined ? "" : `${text(directory.value, "").replace(/\/+$/, "")}/`
       return { ...nothing, writes: named([template, directory?.value, suffix], under + name) }
