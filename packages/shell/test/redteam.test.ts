@@ -1643,7 +1643,11 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "tar -czf a.tgz src", block: EDIT_GIT, expect: "allow" },
     { command: "tar -xzf a.tgz -C build", block: EDIT_GIT, expect: "allow" },
     { command: "tar -tzf a.tgz", block: OPEN_READS, expect: "allow" },
-    { command: "tar -czf a.tgz -T notes.txt", block: OPEN_READS, expect: "allow" }
+    // The files a list names (or its input) are read, and not visible here.
+    { command: "echo .env | tar -cf /dev/stdout -T -", block: OPEN_READS, expect: "ask" },
+    { command: "tar -czf a.tgz -T notes.txt", block: OPEN_READS, expect: "ask" },
+    { command: "echo .env | zip -@ a.zip", block: OPEN_READS, expect: "ask" },
+    { command: "tar -xzf a.tgz -T notes.txt", block: OPEN_READS, expect: "allow" }
   ])
   // Files a program makes: output options, archives, and names made from a prefix or a
   // template (the generated part a `*`: `.git/confi` + `g%.0d` is `.git/config*`).

@@ -101,6 +101,9 @@ export const tarPaths = (
   const reads = [...valuesOf(TAR_READS), ...(creates ? [] : archives)]
   const writes = [...valuesOf(TAR_WRITES), ...(extracts || lists ? [] : archives)]
   const unmodelled: Array<string> = []
+  // The names it archives are then in a file or its input, not on the command line.
+  if (!extracts && !lists && has("-T", "--files-from"))
+    unmodelled.push(`${key} -T archives the files its list names, which are not visible here`)
   if (has("--exclude-ignore", "--exclude-ignore-recursive"))
     unmodelled.push(`${key} --exclude-ignore reads the file it names in every directory it archives`)
   if (extracts) {
@@ -152,9 +155,12 @@ const zip = (words: ReadonlyArray<Word>): ArchiveWrites => {
     if (glued !== undefined) output = { ...word, value: glued, raw: glued, path: word.path && glued }
   }
   const archive = operands[0]
-  if (archive === undefined || archive.value === "-") return NOTHING
+  const unmodelled = words.some((w) => /^-[a-zA-Z]*@$/.test(w.value) || w.value === "--names-stdin")
+    ? ["zip -@ adds the files its input names, which are not visible here"]
+    : []
+  if (archive === undefined || archive.value === "-") return { writes: [], unmodelled }
   const name = archive.path === undefined || /\.[^/]*$/.test(archive.path) ? archive : zipName(archive)
-  return { writes: [output ?? name, ...(moves ? operands.slice(1) : [])], unmodelled: [] }
+  return { writes: [output ?? name, ...(moves ? operands.slice(1) : [])], unmodelled }
 }
 
 const zipName = (word: Word): Word => ({
