@@ -1696,4 +1696,110 @@ layer(ShellParser.layer)("red team", (it) => {
     },
     { command: "git status", block: DENY_RM, mode: "yolo", expect: "allow" }
   ])
+  // Options that run a program, in every spelling their parser reads: a short option's value
+  // glued (`-I'cmd'`), tar's old style (`cIf CMD a.tar`: values follow the cluster in order),
+  // a GNU long option by an unambiguous prefix (`--use-comp=`), zip's `-TT` glued.
+  cases("options that run programs, as their parsers read them", [
+    { command: "tar -cf a.tar -I'rm -f notes.txt' src", block: DENY_RM, expect: "deny" },
+    { command: "tar cIf 'rm -f notes.txt' a.tar src", block: DENY_RM, expect: "deny" },
+    { command: "tar -cf a.tar --use-comp='rm -f notes.txt' src", block: DENY_RM, expect: "deny" },
+    {
+      command: "tar -cf a.tar --checkpoint=1 --checkpoint-act=exec='rm -f notes.txt' src",
+      block: DENY_RM,
+      expect: "deny"
+    },
+    { command: "tar -cf a.tar -M -L1 -F'rm -f notes.txt' src", block: DENY_RM, expect: "deny" },
+    { command: "tar -cf a.tar --info-scr='rm -f notes.txt' src", block: DENY_RM, expect: "deny" },
+    { command: "tar -xvzf a.tgz --to-comm='rm -f notes.txt'", block: DENY_RM, expect: "deny" },
+    { command: "zip -T -TT'rm -f notes.txt' a.zip notes.txt", block: DENY_RM, expect: "deny" },
+    { command: "zip -T --unzip-c='rm -f notes.txt' a.zip notes.txt", block: DENY_RM, expect: "deny" },
+    { command: "rsync -e'rm -f notes.txt' src/ host:backup/", block: DENY_RM, expect: "deny" },
+    { command: "rsync -ave'rm -f notes.txt' src/ host:backup/", block: DENY_RM, expect: "deny" },
+    { command: "rsync --rs='rm -f notes.txt' src/ host:backup/", block: DENY_RM, expect: "ask" },
+    { command: "scp -S'rm -f notes.txt' notes.txt host:", block: DENY_RM, expect: "deny" },
+    { command: "scp -rS 'rm -f notes.txt' src host:", block: DENY_RM, expect: "deny" },
+    { command: "sftp -S'rm -f notes.txt' host", block: DENY_RM, expect: "deny" },
+    { command: "man -P'rm -f notes.txt' ls", block: DENY_RM, expect: "deny" },
+    { command: "man --pag='rm -f notes.txt' ls", block: DENY_RM, expect: "deny" },
+    // A letter tar is not known to have, or an ambiguous prefix: what follows is unread.
+    { command: "tar -cqf a.tar -I'rm -f notes.txt' src", block: DENY_RM, expect: "deny" },
+    { command: "tar -cf a.tar --no- src", block: DENY_RM, expect: "ask" },
+    { command: "tar -czf a.tgz src", block: DENY_RM, expect: "allow" },
+    { command: "tar -xzf a.tgz -C build", block: DENY_RM, expect: "allow" },
+    { command: "tar czf a.tgz --exclude=node_modules src", block: DENY_RM, expect: "allow" },
+    { command: "zip -r a.zip src", block: DENY_RM, expect: "allow" },
+    { command: "rsync -a src/ backup/", block: DENY_RM, expect: "allow" },
+    { command: "rsync -avz -e ssh src/ host:backup/", block: DENY_RM, expect: "allow" },
+    { command: "scp -P 2222 notes.txt host:", block: DENY_RM, expect: "allow" },
+    { command: "man ls", block: DENY_RM, expect: "allow" }
+  ])
+  // tar's options that name files: lists it reads (and prints in its errors), snapshot,
+  // index and volume files it writes, the archive it makes in the old style (`cf F`).
+  cases("tar's file options", [
+    { command: "tar -cf /dev/null -T.env", block: OPEN_READS, expect: "deny" },
+    { command: "tar -cf /dev/null -T .env", block: OPEN_READS, expect: "deny" },
+    { command: "tar -cf /dev/null --files-from=.env", block: OPEN_READS, expect: "deny" },
+    { command: "tar -cf /dev/null --files-f=.env", block: OPEN_READS, expect: "deny" },
+    { command: "tar -cf /dev/null -X.env src", block: OPEN_READS, expect: "deny" },
+    { command: "tar -cf /dev/null --exclude-from .env src", block: OPEN_READS, expect: "deny" },
+    { command: "tar cTf .env /dev/null", block: OPEN_READS, expect: "deny" },
+    { command: "tar -cf a.tar --index-file=.git/config src", block: EDIT_GIT, expect: "deny" },
+    { command: "tar -cf a.tar -g .git/config src", block: EDIT_GIT, expect: "deny" },
+    { command: "tar -cf a.tar -g.git/config src", block: EDIT_GIT, expect: "deny" },
+    { command: "tar -cf a.tar --listed-inc=.git/config src", block: EDIT_GIT, expect: "deny" },
+    { command: "tar -cf a.tar -M --volno-file=.git/config src", block: EDIT_GIT, expect: "deny" },
+    { command: "tar cf .git/x src", block: EDIT_GIT, expect: "deny" },
+    { command: "tar czvf .git/x src", block: EDIT_GIT, expect: "deny" },
+    { command: "tar -c --file .git/x src", block: EDIT_GIT, expect: "deny" },
+    // `--fil` is --file or --files-from: tar refuses it, and so it is not read.
+    { command: "tar -c --fil=.git/x src", block: EDIT_GIT, expect: "ask" },
+    { command: "tar -cf a.tar --remove-files .git/config", block: EDIT_GIT, expect: "deny" },
+    { command: "tar -xf a.tar --dir=.git", block: EDIT_GIT, expect: "deny" },
+    { command: "tar -xf a.tar -C.git", block: EDIT_GIT, expect: "deny" },
+    { command: "tar xCf .git a.tar", block: EDIT_GIT, expect: "deny" },
+    // The archive is opened where tar starts, not in the directory -C moves to.
+    { command: "tar -cf src/x.tar -C lib .", block: EDIT_SRC, expect: "deny" },
+    { command: "tar -czf a.tgz src", block: EDIT_GIT, expect: "allow" },
+    { command: "tar -xzf a.tgz -C build", block: EDIT_GIT, expect: "allow" },
+    { command: "tar -tzf a.tgz", block: OPEN_READS, expect: "allow" },
+    // The files a list names (or its input) are read, and not visible here.
+    { command: "echo .env | tar -cf /dev/stdout -T -", block: OPEN_READS, expect: "ask" },
+    { command: "tar -czf a.tgz -T notes.txt", block: OPEN_READS, expect: "ask" },
+    { command: "echo .env | zip -@ a.zip", block: OPEN_READS, expect: "ask" },
+    { command: "tar -xzf a.tgz -T notes.txt", block: OPEN_READS, expect: "allow" }
+  ])
+  // Files a program makes: output options, archives, and names made from a prefix or a
+  // template (the generated part a `*`: `.git/confi` + `g%.0d` is `.git/config*`).
+  cases("output files and generated names", [
+    { command: "iconv -f utf8 -t utf8 -o .git/config notes.txt", block: EDIT_GIT, expect: "deny" },
+    { command: "iconv -f utf8 -t utf8 --out=.git/config notes.txt", block: EDIT_GIT, expect: "deny" },
+    { command: "shuf -o .git/config notes.txt", block: EDIT_GIT, expect: "deny" },
+    { command: "shuf -o.git/config notes.txt", block: EDIT_GIT, expect: "deny" },
+    { command: "sdiff -o .git/config notes.txt notes.txt", block: EDIT_GIT, expect: "deny" },
+    { command: "sdiff --diff-prog='rm -f notes.txt' notes.txt notes.txt", block: DENY_RM, expect: "deny" },
+    { command: "eslint -o .git/config src", block: EDIT_GIT, expect: "deny" },
+    { command: "csplit -s -f .git/confi -b 'g%.0d' notes.txt 3", block: EDIT_GIT, expect: "deny" },
+    { command: "csplit -s --prefix=.git/hooks/pre notes.txt 3", block: EDIT_GIT, expect: "deny" },
+    { command: "split -l 1 notes.txt .git/hooks/x", block: EDIT_GIT, expect: "deny" },
+    { command: "split --filter='rm -f notes.txt' notes.txt", block: DENY_RM, expect: "deny" },
+    { command: "mktemp .git/hooks/XXXX", block: EDIT_GIT, expect: "deny" },
+    { command: "mktemp -p .git/hooks", block: EDIT_GIT, expect: "deny" },
+    { command: "mktemp -d --tmpdir=.git x.XXXX", block: EDIT_GIT, expect: "deny" },
+    { command: "TMPDIR=.git/hooks mktemp", block: EDIT_GIT, expect: "deny" },
+    { command: "TMPDIR=.git/hooks mktemp -t x.XXXX", block: EDIT_GIT, expect: "deny" },
+    { command: "git bundle create .git/x HEAD", block: EDIT_GIT, expect: "deny" },
+    { command: "zip .git/x notes.txt", block: EDIT_GIT, expect: "deny" },
+    { command: "zip -r -O .git/x a.zip src", block: EDIT_GIT, expect: "deny" },
+    { command: "zip -m a.zip .git/config", block: EDIT_GIT, expect: "deny" },
+    { command: "iconv -f utf8 -t latin1 notes.txt", block: EDIT_GIT, expect: "allow" },
+    { command: "split -l 10 notes.txt part-", block: EDIT_GIT, expect: "allow" },
+    { command: "csplit notes.txt 3", block: EDIT_GIT, expect: "allow" },
+    { command: "mktemp", block: EDIT_GIT, expect: "allow" },
+    { command: "mktemp -d", block: EDIT_GIT, expect: "allow" },
+    { command: "mktemp -d -t x.XXXX", block: EDIT_GIT, expect: "allow" },
+    { command: "mktemp --tmpdir ../../.git/hooks/XXXX", block: EDIT_GIT, expect: "ask" },
+    { command: "zip -r a.zip src", block: EDIT_GIT, expect: "allow" },
+    { command: "zip -r a.zip src -x '*.log'", block: EDIT_GIT, expect: "allow" },
+    { command: "git bundle create repo.bundle HEAD", block: EDIT_GIT, expect: "allow" }
+  ])
 })

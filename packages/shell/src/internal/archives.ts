@@ -2,6 +2,7 @@
 // extractor writes into a directory whose entries' names come from the archive (the
 // directory as a whole is written, as `tar -x -C dir` does); a decompressor writes each file
 // without its suffix, a compressor each file with one, and both replace the file they read.
+import * as Getopt from "./getopt.ts"
 import type { Word } from "./model.ts"
 import { staticWord } from "./model.ts"
 
@@ -17,12 +18,10 @@ const HERE = staticWord(".")
 /** What `key` writes as an archive or compression program; nothing for other programs. */
 export const archiveWrites = (key: string, words: ReadonlyArray<Word>): ArchiveWrites => {
   switch (key) {
-    case "tar":
-    case "gtar":
-    case "bsdtar":
-      return tar(key, words)
     case "unzip":
       return unzip(words)
+    case "zip":
+      return zip(words)
     case "7z":
     case "7za":
     case "7zr":
@@ -55,26 +54,122 @@ const options = (words: ReadonlyArray<Word>): ReadonlyArray<string> => {
   return out
 }
 
-// Without -P, tar and bsdtar drop a leading `/` and refuse `..` in the names they extract:
-// they stay under the directory it runs in (`-C` moves that, and is followed as a cd).
-const tar = (key: string, words: ReadonlyArray<Word>): ArchiveWrites => {
-  const first = words[1]?.value ?? ""
-  // Short options before the first that takes a value (`-xvf a.tar`, old-style `xf a.tar`).
-  const cluster = (text: string) => /^[a-zA-Z]*?(?=[fCTXbKNgVLHI]|$)/.exec(text)?.[0] ?? ""
-  const has = (letter: string, long: RegExp) =>
-    (!first.startsWith("-") && cluster(first).includes(letter)) ||
-    words.some(
-      (w) => (/^-[^-]/.test(w.value) && cluster(w.value.slice(1)).includes(letter)) || long.test(w.value)
+// tar's options that name files it reads or writes besides its archive (`-f`): lists of
+// names and patterns it reads (printed in its errors), snapshot, index and volume files it
+// writes, and files whose contents are the list of what it archives.
+const TAR_READS: ReadonlySet<string> = new Set([
+  "-T",
+  "--files-from",
+  "-X",
+  "--exclude-from",
+  "--owner-map",
+  "--group-map",
+  "--add-file"
+])
+const TAR_WRITES: ReadonlySet<string> = new Set([
+  "-g",
+  "--listed-incremental",
+  "--index-file",
+  "--volno-file"
+])
+
+/** The files tar reads and writes, as its options say (`tar cf .git/x src`, `-T.env`). */
+export const tarPaths = (
+  key: string,
+  words: ReadonlyArray<Word>
+): ArchiveWrites & {
+  /** Read (and written) where it starts and where `-C` moves, as an option's file may be. */
+  readonly reads: ReadonlyArray<Word>
+  /** The files it archives, where `-C` moved. */
+  readonly members: ReadonlyArray<Word>
+  readonly removes: boolean
+  /** The directory it extracts into (where `-C` moved). */
+  readonly here: Word | undefined
+  readonly followsLinks: boolean
+} => {
+  const { options, operands } = Getopt.read(words, Getopt.SPECS.get(key)!)
+  const has = (...names: ReadonlyArray<string>) => options.some((o) => names.includes(o.name))
+  const valuesOf = (names: ReadonlySet<string>) =>
+    options.flatMap((o) =>
+      names.has(o.name) && o.value !== undefined && o.value.value !== "-" ? [o.value] : []
     )
-  if (!has("x", /^--(extract|get)$/)) return NOTHING
-  if (has("O", /^--to-(stdout|command)/)) return NOTHING
-  if (has("P", /^--absolute-names$/))
-    return {
-      writes: [HERE],
-      unmodelled: [`${key} -P extracts names as they are: absolute ones and \`..\` anywhere`]
-    }
-  return { writes: [HERE], unmodelled: [] }
+  const extracts = has("-x", "--extract", "--get") && !has("-O", "--to-stdout", "--to-command")
+  const lists = has("-t", "--list", "-d", "--diff", "--compare")
+  const archives = valuesOf(new Set(["-f", "--file"]))
+  // Creating, it only writes the archive; appending, updating or deleting, it reads it too.
+  const creates = has("-c", "--create")
+  const reads = [...valuesOf(TAR_READS), ...(creates ? [] : archives)]
+  const writes = [...valuesOf(TAR_WRITES), ...(extracts || lists ? [] : archives)]
+  const unmodelled: Array<string> = []
+  // The names it archives are then in a file or its input, not on the command line.
+  if (!extracts && !lists && has("-T", "--files-from"))
+    unmodelled.push(`${key} -T archives the files its list names, which are not visible here`)
+  if (has("--exclude-ignore", "--exclude-ignore-recursive"))
+    unmodelled.push(`${key} --exclude-ignore reads the file it names in every directory it archives`)
+  if (extracts) {
+    // Without -P, tar and bsdtar drop a leading `/` and refuse `..` in the names they
+    // extract: they stay under `here`, the directory it runs in (`-C` moves it, as a cd).
+    if (has("-P", "--absolute-names"))
+      unmodelled.push(`${key} -P extracts names as they are: absolute ones and \`..\` anywhere`)
+  }
+  return {
+    reads,
+    writes,
+    unmodelled,
+    // What it archives is read, and deleted once archived with --remove-files.
+    members: extracts || lists ? [] : operands,
+    removes: has("--remove-files"),
+    here: extracts ? HERE : undefined,
+    followsLinks: has("-h", "--dereference")
+  }
 }
+
+// zip's options whose value is the next word, and those followed by a list of names (up
+// to the next option).
+const ZIP_VALUED: ReadonlySet<string> = new Set(
+  "-b -n -t -tt -O -s -sp -lf -Z -P -TT -ds -ll -MM --temp-path --suffixes --output-file --logfile-path --unzip-command --password --split-size --compression-method".split(
+    " "
+  )
+)
+const ZIP_LISTS: ReadonlySet<string> = new Set(["-x", "-i", "--exclude", "--include"])
+
+// `zip [-opts] ZIP [names]`: the archive is written (`.zip` added to a name without a dot),
+// or read and written to -O's file instead; -m removes the files it adds.
+const zip = (words: ReadonlyArray<Word>): ArchiveWrites => {
+  const operands: Array<Word> = []
+  let output: Word | undefined
+  let moves = false
+  for (let i = 1; i < words.length; i++) {
+    const word = words[i]!
+    const text = word.value
+    if (!word.isStatic || !text.startsWith("-") || text === "-") {
+      operands.push(word)
+      continue
+    }
+    if (ZIP_VALUED.has(text)) {
+      if (text === "-O" || text === "--output-file") output = words[i + 1]
+      i++
+    } else if (ZIP_LISTS.has(text)) while (i + 1 < words.length && !words[i + 1]!.value.startsWith("-")) i++
+    else if (/^-[a-zA-Z]*m/.test(text) || text === "--move") moves = true
+    const glued = /^-O(.+)$/s.exec(text)?.[1]
+    if (glued !== undefined) output = { ...word, value: glued, raw: glued, path: word.path && glued }
+  }
+  const archive = operands[0]
+  const unmodelled = words.some((w) => /^-[a-zA-Z]*@$/.test(w.value) || w.value === "--names-stdin")
+    ? ["zip -@ adds the files its input names, which are not visible here"]
+    : []
+  if (archive === undefined || archive.value === "-") return { writes: [], unmodelled }
+  const name = archive.path === undefined || /\.[^/]*$/.test(archive.path) ? archive : zipName(archive)
+  return { writes: [output ?? name, ...(moves ? operands.slice(1) : [])], unmodelled }
+}
+
+const zipName = (word: Word): Word => ({
+  ...word,
+  value: `${word.value}.zip`,
+  raw: `${word.raw}.zip`,
+  path: `${word.path}.zip`,
+  glob: false
+})
 
 // `unzip [-opts] ZIP [names] [-x names] [-d DIR]`: options may come after the archive. It drops
 // a leading `/` and `../` unless told `-:`.

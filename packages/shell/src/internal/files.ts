@@ -4,8 +4,9 @@
 import * as fs from "node:fs"
 import * as NodePath from "node:path"
 import type { PathAccess } from "../ShellAnalysis.ts"
-import { archiveWrites } from "./archives.ts"
+import { archiveWrites, tarPaths } from "./archives.ts"
 import { commandNote, type Env, type MutableCommand, type Scope } from "./env.ts"
+import { generatedPaths, generates } from "./generated.ts"
 import { GREP_PROGRAMS, parseGrep } from "./grep.ts"
 import type { RawRedirect, Word } from "./model.ts"
 import { staticWord } from "./model.ts"
@@ -624,7 +625,9 @@ export const argumentPaths = (
   command: MutableCommand,
   key: string,
   words: ReadonlyArray<Word>,
-  scope: Scope
+  scope: Scope,
+  /** Where the command runs, before the directory it moves to itself (`tar -C`). */
+  outer: Scope = scope
 ): void => {
   if (Programs.NO_PATH_ARGUMENTS.has(key)) return
   if (key === "ssh") {
@@ -646,6 +649,30 @@ export const argumentPaths = (
   }
   if (key === "sed" && sedInPlace(words)) sedBackups(env, command, words, scope)
   if (key === "perl") perlBackups(env, command, words, scope)
+  if (key === "tar" || key === "gtar" || key === "bsdtar") {
+    const tar = tarPaths(key, words)
+    for (const reason of tar.unmodelled) commandNote(command, "unmodelled", reason)
+    // tar opens its archive where it starts, and an option's file where the -C before it
+    // (if any) moved: each is judged in both places.
+    const places = outer === scope ? [scope] : [outer, scope]
+    for (const place of places) {
+      for (const word of tar.reads) touch(env, command, word, "read", "argument", place)
+      for (const word of tar.writes) touch(env, command, word, "write", "argument", place)
+    }
+    for (const word of tar.members)
+      touch(env, command, word, tar.removes ? "write" : "read", "argument", scope)
+    if (tar.removes) for (const word of tar.members) touch(env, command, word, "read", "argument", scope)
+    if (tar.here !== undefined) touch(env, command, tar.here, "write", "argument", scope)
+    if (tar.followsLinks) followedLinks(env, command)
+    return
+  }
+  if (generates(key)) {
+    const made = generatedPaths(key, words)
+    for (const reason of made.unmodelled) commandNote(command, "unmodelled", reason)
+    for (const word of made.reads) touch(env, command, word, "read", "argument", scope)
+    for (const word of made.writes) touch(env, command, word, "write", "argument", scope)
+    return
+  }
   const archive = archiveWrites(key, words)
   for (const reason of archive.unmodelled) commandNote(command, "unmodelled", reason)
   for (const word of archive.writes) touch(env, command, word, "write", "argument", scope)
@@ -687,6 +714,11 @@ export const argumentPaths = (
         start++
       }
     }
+  }
+  if (key === "git" && words[start]?.value === "bundle" && words[start + 1]?.value === "create") {
+    // `git bundle create [-q] [--version=N] FILE REVS…` writes FILE.
+    const file = words.slice(start + 2).find((w) => !w.value.startsWith("-"))
+    if (file !== undefined) touch(env, command, file, "write", "argument", scope)
   }
   const writesAll =
     Programs.WRITES_ALL.has(key) ||

@@ -17,6 +17,7 @@ import {
   plantedGitDirectory,
   touch
 } from "./files.ts"
+import * as Getopt from "./getopt.ts"
 import * as LongOptions from "./longOptions.ts"
 import type { RawAssignment, RawCommand, RawRedirect, WalkResult, Word } from "./model.ts"
 import { staticWord } from "./model.ts"
@@ -348,7 +349,7 @@ const checkAssignment = (
     // GIT_TRACE=/tmp/x, GIT_INDEX_FILE=x, HISTFILE=x: a file git or the shell writes (1, 2,
     // true or a descriptor number send a trace to the terminal).
     if (!value.isStatic)
-      commandNote(command, "unmodelled", `${name} names a file git writes, only known at run time`)
+      commandNote(command, "unmodelled", `${name} names a file written, only known at run time`)
     else if (!/^(|[0-9]|true|false|yes|no|on|off)$/i.test(value.value))
       touch(env, command, value, "write", "argument", scope)
     return
@@ -532,19 +533,11 @@ const interpretWords = (
       inner = workIn(env, command, value, scope, inner, option, program)
     if (form.moved) command.canonical = form.words.map((w) => w.value)
     args = form.words
-  } else if (key === "tar" || key === "bsdtar") {
-    // `tar -C dir`: the names after it are read or written there.
-    for (let i = 1; i < words.length; i++) {
-      const text = words[i]!.value
-      const value =
-        text === "-C" || text === "--directory"
-          ? words[i + 1]
-          : text.startsWith("--directory=")
-            ? { ...staticWord(text.slice(12)), path: words[i]!.path?.slice(12) }
-            : undefined
-      if (value === undefined) continue
-      inner = workIn(env, command, value, scope, inner, "-C", program)
-    }
+  } else if (key === "tar" || key === "gtar" || key === "bsdtar") {
+    // `tar -C dir` (`-Cdir`, `--dir=dir`): the names after it are read or written there.
+    for (const { name, value } of Getopt.read(words, Getopt.SPECS.get(key)!).options)
+      if ((name === "-C" || name === "--directory") && value !== undefined)
+        inner = workIn(env, command, value, scope, inner, "-C", program)
   }
 
   // GNU long options by any unambiguous prefix (`--in-pl`), read from here on by full name.
@@ -589,7 +582,7 @@ const interpretWords = (
   Operands.programFromInput(key, line, sink, env.stdinText?.has(command.index) === true)
   if (Runners.CHECKED.has(key)) Runners.check(key, words, args, opsFor(env, command, key, inner))
   if (!Programs.isModelled(key, ps)) backstop(command, program, args)
-  argumentPaths(env, command, key, args, inner)
+  argumentPaths(env, command, key, args, inner, scope)
 }
 
 const opsFor = (env: Env, command: MutableCommand, key: string, scope: Scope): Runners.Ops =>

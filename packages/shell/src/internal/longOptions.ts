@@ -226,6 +226,31 @@ const TABLES: ReadonlyMap<string, Table> = new Map<string, Table>([
       "total"
     )
   ],
+  ["iconv", GNU("from-code", "to-code", "list", "output", "silent", "verbose", "usage")],
+  ["shuf", GNU("echo", "head-count", "input-range", "output", "random-source", "repeat", "zero-terminated")],
+  [
+    "sdiff",
+    GNU(
+      "diff-program",
+      "expand-tabs",
+      "ignore-all-space",
+      "ignore-blank-lines",
+      "ignore-case",
+      "ignore-matching-lines",
+      "ignore-space-change",
+      "ignore-tab-expansion",
+      "ignore-trailing-space",
+      "left-column",
+      "minimal",
+      "output",
+      "speed-large-files",
+      "strip-trailing-cr",
+      "suppress-common-lines",
+      "tabsize",
+      "text",
+      "width"
+    )
+  ],
   [
     "tsc",
     {

@@ -816,6 +816,8 @@ const GADGETS: ReadonlyMap<string, GadgetKind> = new Map<string, GadgetKind>([
   ["GIT_INDEX_FILE", "file"],
   // The shell's history file: `history -w`/`-a` (and an interactive shell's exit) write it.
   ["HISTFILE", "file"],
+  // Where mktemp, sort, gcc and the like make their files (`TMPDIR=.git/hooks mktemp`).
+  ["TMPDIR", "file"],
   ["GIT_CONFIG_COUNT", "counted"],
   // What `git -c` passes to the git commands it runs: `'key'='value' …`.
   ["GIT_CONFIG_PARAMETERS", "git-config-parameters"],
@@ -1100,6 +1102,10 @@ const MODELLED: ReadonlySet<string> = new Set([
   "ssh-keygen",
   "patch",
   "split",
+  "csplit",
+  "mktemp",
+  "shuf",
+  "sdiff",
   "strings",
   "iconv",
   "envsubst",
@@ -1485,6 +1491,10 @@ export const WRITE_OPTIONS: ReadonlyMap<string, ReadonlyArray<string>> = new Map
   ["tar", ["-f", "--file"]],
   ["zip", []],
   ["split", []],
+  ["iconv", ["-o", "--output"]],
+  ["shuf", ["-o", "--output"]],
+  ["sdiff", ["-o", "--output"]],
+  ["eslint", ["-o", "--output-file"]],
   ["patch", ["-o", "--output"]],
   ["uniq", []],
   ["base64", ["-o", "--output"]],

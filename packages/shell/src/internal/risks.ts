@@ -4,6 +4,7 @@
 // back to be analysed as commands too.
 import type { NoteKind } from "../ShellAnalysis.ts"
 import type { Dialect } from "../ShellParser.ts"
+import * as Getopt from "./getopt.ts"
 import type { Word } from "./model.ts"
 import { AWKS, INTERPRETERS, isPython } from "./programs.ts"
 
@@ -41,6 +42,39 @@ const optionValue = (args: ReadonlyArray<string>, index: number): string | undef
   const eq = a.indexOf("=")
   if (a.startsWith("--") && eq !== -1) return a.slice(eq + 1)
   return args[index + 1]
+}
+
+// Options of tar that run the command line they are given.
+const TAR_RUNS: ReadonlySet<string> = new Set([
+  "-I",
+  "--use-compress-program",
+  "--to-command",
+  "--rsh-command",
+  "--rmt-command",
+  "-F",
+  "--info-script",
+  "--new-volume-script"
+])
+
+// `key`'s options read as its parser reads them; a spelling it cannot read may hide any.
+const readOptions = (
+  key: string,
+  name: string,
+  words: ReadonlyArray<Word>,
+  sink: Sink
+): ReadonlyArray<Getopt.Option> => {
+  const read = Getopt.read(words, Getopt.SPECS.get(key)!)
+  for (const spelling of read.unreadable)
+    sink.note("unmodelled", `${name} \`${spelling}\`: not an option it is known to read as written`)
+  return read.options
+}
+
+// An option's value that is a command line: judged as bash, or unseen if only known at run time.
+const runs = (sink: Sink, via: string, value: Word | undefined): void => {
+  sink.note("executes", `${via} runs a program`)
+  if (value === undefined) return
+  if (value.isStatic) sink.text(value.value, "bash", via)
+  else opaque(sink, `${via} runs a command line only known at run time`)
 }
 
 export const check = (key: string, words: ReadonlyArray<Word>, sink: Sink): void => {
@@ -153,39 +187,56 @@ export const check = (key: string, words: ReadonlyArray<Word>, sink: Sink): void
       })
       return
     case "tar":
-      args.forEach((a, i) => {
-        const option =
-          /^--(to-command|checkpoint-action|use-compress-program|rsh-command|info-script|new-volume-script)/.exec(
-            a
-          )?.[0] ?? (a === "-I" || a === "-F" ? a : undefined)
-        if (option === undefined) return
-        sink.note("executes", `tar ${option} runs a program`)
-        let command = optionValue(args, i)
-        if (option === "--checkpoint-action") command = /^exec=(.*)$/s.exec(command ?? "")?.[1]
-        if (command) sink.text(command, "bash", `tar ${option}`)
-      })
+    case "gtar":
+    case "bsdtar":
+      for (const { name: option, value } of readOptions(key, name, words, sink)) {
+        if (TAR_RUNS.has(option)) runs(sink, `${name} ${option}`, value)
+        // `--checkpoint-action=exec=CMD` runs CMD at each checkpoint; the other actions print.
+        const exec = option === "--checkpoint-action" ? /^exec=/.exec(value?.value ?? "") : null
+        if (exec && value) runs(sink, `${name} ${option}=exec`, { ...value, value: value.value.slice(5) })
+      }
       return
     case "zip":
-      args.forEach((a, i) => {
-        if (a === "-TT" || a.startsWith("--unzip-command")) {
-          sink.note("executes", "zip -TT runs a program")
-          const command = optionValue(args, i)
-          if (command) sink.text(command, "bash", "zip -TT")
-        }
+      // zip reads `-TT` inside a cluster and its value glued or next (its own parser, not getopt).
+      words.slice(1).forEach((word, i) => {
+        const a = word.value
+        const at = /^-[^-]/.test(a) ? a.indexOf("TT") : -1
+        const long = /^--unz[a-z-]*/.exec(a)
+        if (at === -1 && !(long && "--unzip-command".startsWith(long[0]))) return
+        const glued = at !== -1 ? a.slice(at + 2) : a.includes("=") ? a.slice(a.indexOf("=") + 1) : ""
+        const value = glued !== "" ? { ...word, value: glued } : words[i + 2]
+        runs(sink, `${name} -TT`, value)
+      })
+      return
+    case "split":
+      // Each piece is piped to `$SHELL -c FILTER`.
+      for (const { name: option, value } of Getopt.read(words, Getopt.SPECS.get(key)!).options)
+        if (option === "--filter") runs(sink, `${name} --filter`, value)
+      return
+    case "sdiff":
+      // getopt_long: `--diff-program` by any prefix (it is the only long option starting `--d`).
+      words.slice(1).forEach((word, i) => {
+        const option = /^(--d[a-z-]*)(=?)/.exec(word.value)
+        if (option === null || !"--diff-program".startsWith(option[1]!)) return
+        runs(
+          sink,
+          `${name} --diff-program`,
+          option[2] ? { ...word, value: word.value.slice(option[0].length) } : words[i + 2]
+        )
       })
       return
     case "rsync":
-      args.forEach((a, i) => {
-        if (a === "-e" || a === "--rsh" || a.startsWith("--rsh=") || a.startsWith("--rsync-path")) {
-          sink.note("executes", `rsync ${a.split("=")[0]} runs a program`)
-          const command = optionValue(args, i)
-          if (command && !a.startsWith("--rsync-path")) sink.text(command, "bash", "rsync -e")
-        }
-      })
+      for (const { name: option, value } of readOptions(key, name, words, sink)) {
+        if (option === "-e" || option === "--rsh") runs(sink, `${name} ${option}`, value)
+        if (option === "--rsync-path") sink.note("executes", `${name} --rsync-path runs a program`)
+      }
       return
     case "ssh":
     case "scp":
     case "sftp":
+      if (key !== "ssh")
+        for (const { name: option, value } of readOptions(key, name, words, sink))
+          if (option === "-S" || (key === "sftp" && option === "-D")) runs(sink, `${name} ${option}`, value)
       args.forEach((a, i) => {
         const option = a === "-o" ? args[i + 1] : a.startsWith("-o") ? a.slice(2) : undefined
         // An option only known at run time may be a ProxyCommand (args[i] is words[i + 1]).
@@ -197,14 +248,6 @@ export const check = (key: string, words: ReadonlyArray<Word>, sink: Sink): void
         if (match) {
           sink.note("executes", `${name} -o ${match[1]} runs a local program`)
           if (!/^PermitLocalCommand$/i.test(match[1]!)) sink.text(match[2]!, "bash", `${name} -o ${match[1]}`)
-        }
-        if ((key === "scp" || key === "sftp") && a === "-S") {
-          sink.note("executes", `${name} -S runs a program`)
-          if (args[i + 1]) sink.text(args[i + 1]!, "bash", `${name} -S`)
-        }
-        if (key === "sftp" && a === "-D") {
-          sink.note("executes", `${name} -D runs a local sftp server program`)
-          if (args[i + 1]) sink.text(args[i + 1]!, "bash", `${name} -D`)
         }
         // A configuration file (its ProxyCommand, Match exec … run programs), an included
         // one, and shared libraries loaded as PKCS#11 or security-key providers.
@@ -236,13 +279,10 @@ export const check = (key: string, words: ReadonlyArray<Word>, sink: Sink): void
         opaque(sink, `${name} loads an engine or provider library`)
       return
     case "man":
-      args.forEach((a, i) => {
-        if (a === "-P" || a.startsWith("--pager")) {
-          sink.note("executes", "man --pager runs a program")
-          const command = optionValue(args, i)
-          if (command) sink.text(command, "bash", "man --pager")
-        } else if (a === "-H" || a.startsWith("--html")) opaque(sink, "man --html runs a browser")
-      })
+      for (const { name: option, value } of readOptions(key, name, words, sink)) {
+        if (option === "-P" || option === "--pager") runs(sink, `${name} ${option}`, value)
+        if (option === "-H" || option === "--html") opaque(sink, `${name} ${option} runs a browser`)
+      }
       return
     case "at":
     case "batch":
