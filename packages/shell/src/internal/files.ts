@@ -1357,6 +1357,8 @@ interface GitLookups {
   readonly searched: Map<string, GitSearches>
   readonly watching: Map<string, Array<GitSearches>>
   readonly places: Map<string, GitSearch | null>
+  /** Whether each directory git may run in is inside the project (`insideProject`). */
+  readonly inside: Map<string, boolean>
 }
 /** Where git looks from one directory, and whether one of those places is planted. */
 interface GitSearches {
@@ -1373,7 +1375,14 @@ const lookups = new WeakMap<Env, GitLookups>()
 const gitLookups = (env: Env): GitLookups => {
   let found = lookups.get(env)
   if (found === undefined) {
-    found = { paths: 0, written: new Set(), searched: new Map(), watching: new Map(), places: new Map() }
+    found = {
+      paths: 0,
+      written: new Set(),
+      searched: new Map(),
+      watching: new Map(),
+      places: new Map(),
+      inside: new Map()
+    }
     lookups.set(env, found)
   }
   return found
@@ -1487,8 +1496,20 @@ export const foreignGitRepository = (
     if (targets === undefined) return undefined
     cwds = targets.map((target) => target.absolute)
   }
-  for (const cwd of [...cwds, ...inner.cwds])
-    if (!insideProject(env, cwd)) return `git in ${cwd}, outside the project, uses the repository found there`
+  // Every git command asks this of every directory it may run in: answered once each.
+  const inside = gitLookups(env).inside
+  const insideHere = (cwd: string): boolean => {
+    let answer = inside.get(cwd)
+    if (answer === undefined) {
+      answer = insideProject(env, cwd)
+      inside.set(cwd, answer)
+    }
+    return answer
+  }
+  for (const cwd of cwds)
+    if (!insideHere(cwd)) return `git in ${cwd}, outside the project, uses the repository found there`
+  for (const cwd of inner.cwds)
+    if (!insideHere(cwd)) return `git in ${cwd}, outside the project, uses the repository found there`
   for (const { option, value } of directories) {
     if (option === "-C") continue
     const targets = resolveWord(env, command, value, { ...outer, cwds: [...cwds] }, "read")
