@@ -1577,4 +1577,33 @@ layer(ShellParser.layer)("red team", (it) => {
     },
     { command: "git status", block: DENY_RM, mode: "yolo", expect: "allow" }
   ])
+  // PowerShell's aliases of one cmdlet are one command: a deny written under any of its
+  // names (a bash-side `rm *`) holds for every other name of the cmdlet.
+  cases("PowerShell: one cmdlet under all its aliases", [
+    { command: "del notes.txt", dialect: ps, block: DENY_RM, expect: "deny" },
+    { command: "erase notes.txt", dialect: ps, block: DENY_RM, expect: "deny" },
+    { command: "ri notes.txt", dialect: ps, block: DENY_RM, expect: "deny" },
+    { command: "rd src", dialect: ps, block: DENY_RM, expect: "deny" },
+    { command: "rmdir src", dialect: ps, block: DENY_RM, expect: "deny" },
+    { command: "Remove-Item notes.txt", dialect: ps, block: DENY_RM, expect: "deny" },
+    { command: "remove-item notes.txt", dialect: ps, block: DENY_RM, expect: "deny" },
+    {
+      command: "rm notes.txt",
+      dialect: ps,
+      block: { bash: { "*": "allow", "del *": "deny" } },
+      expect: "deny"
+    },
+    {
+      command: "gc notes.txt",
+      dialect: ps,
+      block: { bash: { "*": "allow", "type *": "ask" } },
+      expect: "ask"
+    },
+    // Other cmdlets keep their verdict.
+    { command: "Get-Content notes.txt", dialect: ps, block: DENY_RM, expect: "allow" },
+    { command: "Get-ChildItem src", dialect: ps, block: DENY_RM, expect: "allow" },
+    { command: "Get-ChildItem src", dialect: ps, block: PS_USER, expect: "allow" },
+    { command: "Get-Content notes.txt", dialect: ps, block: PS_USER, expect: "allow" },
+    { command: "Write-Output hi", dialect: ps, block: PS_USER, expect: "allow" }
+  ])
 })

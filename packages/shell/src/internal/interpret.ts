@@ -462,7 +462,14 @@ const interpretWords = (
   if (ps && base === program && !/\.[a-z0-9]+$/i.test(program)) {
     const canonical = Programs.POWERSHELL_ALIASES.get(key) ?? Programs.POWERSHELL_CMDLETS.get(key)
     if (canonical !== undefined && canonical !== program) names.push(canonical)
-    if (canonical !== undefined) key = canonical.toLowerCase()
+    if (canonical !== undefined) {
+      key = canonical.toLowerCase()
+      // `del x`, `erase x`, `Remove-Item x` run one cmdlet: a rule for `rm *` holds for all.
+      const aliases = (Programs.POWERSHELL_ALIASES_OF.get(key) ?? []).filter(
+        (alias) => alias !== key && alias !== program.toLowerCase() && !names.includes(alias)
+      )
+      if (aliases.length > 0) command.aliases = aliases
+    }
   } else if (ps && base.toLowerCase().endsWith(".exe")) {
     names.push(base.slice(0, -4))
   } else if (process.platform !== "linux" && base !== base.toLowerCase()) {
