@@ -71,6 +71,11 @@ const ps = "powershell" as const
 const OPEN_READS = { bash: { "*": "allow" }, read: { "*": "allow", "*.env": "deny" } }
 /** PowerShell with every command allowed but removals. */
 const PS_OPEN = { bash: { "*": "allow", "Remove-Item *": "deny", "rm *": "deny" } }
+/** PowerShell with every command allowed but removals, nothing under .git/ written. */
+const PS_OPEN_GIT = {
+  bash: { "*": "allow", "rm *": "deny", "Remove-Item *": "deny" },
+  edit: { "*": "allow", ".git/*": "deny", ".git": "deny" }
+}
 /** Every command allowed but `rm`: a payload that runs rm must still be denied. */
 const DENY_RM = { bash: { "*": "allow", "rm *": "deny" } }
 /** The reviewer's deny-list: every command allowed but `rm` and `id`. */
@@ -1605,5 +1610,32 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "Get-ChildItem src", dialect: ps, block: PS_USER, expect: "allow" },
     { command: "Get-Content notes.txt", dialect: ps, block: PS_USER, expect: "allow" },
     { command: "Write-Output hi", dialect: ps, block: PS_USER, expect: "allow" }
+  ])
+  // An expression's output is redirected as a command's is (about_Redirection): the file is
+  // written, whatever produced the output.
+  cases("PowerShell: redirections after an expression", [
+    { command: "'x' > .git/config", dialect: ps, block: PS_OPEN_GIT, expect: "deny" },
+    {
+      command: '"#!/bin/sh`nid" > .git/hooks/pre-commit; ls',
+      dialect: ps,
+      block: PS_OPEN_GIT,
+      expect: "deny"
+    },
+    { command: "$null > .git/config; echo hi", dialect: ps, block: PS_OPEN_GIT, expect: "deny" },
+    { command: "$null > .git/config; echo hi", dialect: ps, block: NONE, expect: "ask" },
+    { command: "(Get-Content notes.txt) > .git/config", dialect: ps, block: PS_OPEN_GIT, expect: "deny" },
+    { command: "$(Get-Content notes.txt) >> .git/config", dialect: ps, block: PS_OPEN_GIT, expect: "deny" },
+    { command: "'x' 2>&1 > .git/config | Out-Null", dialect: ps, block: PS_OPEN_GIT, expect: "deny" },
+    { command: "1 *> .git/config", dialect: ps, block: PS_OPEN_GIT, expect: "deny" },
+    { command: "if (1) { 'x' > .git/config }", dialect: ps, block: PS_OPEN_GIT, expect: "deny" },
+    { command: "[string]'x' > .git/config", dialect: ps, block: PS_OPEN_GIT, expect: "deny" },
+    { command: "'x' > $f", dialect: ps, block: PS_OPEN_GIT, expect: "ask" },
+    { command: "'x'>.git/config", dialect: ps, block: PS_OPEN_GIT, expect: "ask" },
+    // A redirection the grammar reads as the command's name.
+    { command: ">.git/config 'x'", dialect: ps, block: PS_OPEN_GIT, expect: "ask" },
+    // Ordinary output keeps its verdict.
+    { command: "'x' > notes.txt", dialect: ps, block: PS_OPEN_GIT, expect: "allow" },
+    { command: "'x' | Out-Null", dialect: ps, block: PS_OPEN_GIT, expect: "allow" },
+    { command: "Get-Content notes.txt", dialect: ps, block: PS_OPEN_GIT, expect: "allow" }
   ])
 })

@@ -66,9 +66,10 @@ const visit = (node: SyntaxNode, ctx: Context): void => {
   }
   if (!node.isNamed) return
   if (POWERSHELL_SYNTAX.get(node.type) === "inert") {
-    if (node.type === "generic_token" && /[<>]/.test(node.text))
+    if ((node.type === "generic_token" || node.type === "command_name") && /[<>]/.test(node.text))
       // `6>.env` (the information stream) and `x>.env` (PowerShell ends a bare word at `>`)
-      // are redirections the grammar reads as a word.
+      // are redirections the grammar reads as a word; so is `>.env 'x'` read as a command
+      // named `>.env`.
       ctx.out.problems.push(`\`${clip(node.text)}\` holds a redirection the parser read as a word`)
     if (node.type === "generic_token" || node.type === "command_name") {
       const found = hiddenPowerShellExpansion(ctx.source, node.startIndex, node.endIndex)
@@ -142,6 +143,13 @@ const visit = (node: SyntaxNode, ctx: Context): void => {
     case "assignment_expression":
       assignment(node, ctx)
       visitChildren(node, ctx)
+      return
+    case "redirections":
+      // `'x' > .git/config`, `$null > f`, `(Get-Content a) > b`: an expression's output is
+      // redirected as a command's is (about_Redirection). A command of its own with no
+      // words, as bash's `> f`: its redirects are judged.
+      visitChildren(node, ctx)
+      ctx.out.commands.push(expressionRedirects(node, ctx))
       return
     case "variable": {
       if (node.endIndex - node.startIndex >= 17 && /^\$\{?executioncontext\b/i.test(node.text))
@@ -382,6 +390,25 @@ const salvage = (node: SyntaxNode, ctx: Context): RawCommand | undefined => {
     words,
     redirects: [],
     problems: []
+  }
+}
+
+// The redirections after an expression (a pipeline element that is not a command).
+const expressionRedirects = (node: SyntaxNode, ctx: Context): RawCommand => {
+  const redirects: Array<RawRedirect> = []
+  const problems: Array<string> = []
+  for (const child of node.namedChildren) {
+    if (child.type === "redirection") redirects.push(buildRedirect(child, ctx))
+    else if (child.type !== "comment")
+      problems.push(`the walk does not model \`${clip(child.text)}\` among redirections`)
+  }
+  const start = node.parent?.namedChildren[0]?.startIndex ?? node.startIndex
+  return {
+    source: ctx.source.slice(start, node.endIndex).trim(),
+    assignments: [],
+    words: [],
+    redirects,
+    problems
   }
 }
 
