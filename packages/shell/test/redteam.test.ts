@@ -1638,4 +1638,95 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "'x' | Out-Null", dialect: ps, block: PS_OPEN_GIT, expect: "allow" },
     { command: "Get-Content notes.txt", dialect: ps, block: PS_OPEN_GIT, expect: "allow" }
   ])
+  // PowerShell binds a parameter by any unambiguous prefix of its name or alias
+  // (about_Parameters): `-Pat` is -Path, `-PSPath`/`-LP` -LiteralPath, `-Val` -Value.
+  cases("PowerShell: parameter names by their unique prefix", [
+    { command: "Set-Content -Pat .git/config -Val x", dialect: ps, block: PS_OPEN_GIT, expect: "deny" },
+    { command: "Add-Content -Pat .git/config -Val x", dialect: ps, block: PS_OPEN_GIT, expect: "deny" },
+    {
+      command: "New-Item -Pat .git/hooks/pre-commit -Val x",
+      dialect: ps,
+      block: PS_OPEN_GIT,
+      expect: "deny"
+    },
+    {
+      command: "New-Item -Pa .git/hooks -Na pre-commit -Va x",
+      dialect: ps,
+      block: PS_OPEN_GIT,
+      expect: "deny"
+    },
+    {
+      command: "New-Item -Name pre-commit -Path .git/hooks -Value x",
+      dialect: ps,
+      block: EDIT_GIT,
+      expect: "deny"
+    },
+    { command: "New-Item -Name config -Value x", dialect: ps, block: EDIT_GIT, cwd: ".git", expect: "deny" },
+    { command: "Set-Content -PSPath .git/config -Value x", dialect: ps, block: EDIT_GIT, expect: "deny" },
+    { command: "Set-Content -LP .git/config -Value x", dialect: ps, block: EDIT_GIT, expect: "deny" },
+    { command: "Set-Content -Path:.git/config -Value x", dialect: ps, block: EDIT_GIT, expect: "deny" },
+    {
+      command: "Set-Content -Force:$true -Pat .git/config -Val x",
+      dialect: ps,
+      block: EDIT_GIT,
+      expect: "deny"
+    },
+    { command: "Clear-Content -Pat .git/config", dialect: ps, block: EDIT_GIT, expect: "deny" },
+    { command: "Out-File -FileP .git/config -InputObject x", dialect: ps, block: EDIT_GIT, expect: "deny" },
+    { command: "Out-File -Pa .git/config -InputObject x", dialect: ps, block: EDIT_GIT, expect: "deny" },
+    { command: "Out-File -L .git/config -InputObject x", dialect: ps, block: EDIT_GIT, expect: "deny" },
+    { command: "Tee-Object -FileP .git/config", dialect: ps, block: EDIT_GIT, expect: "deny" },
+    { command: "Export-Csv -Pa .git/config -InputObject x", dialect: ps, block: EDIT_GIT, expect: "deny" },
+    {
+      command: "Export-Clixml -Pat .git/config -InputObject x",
+      dialect: ps,
+      block: EDIT_GIT,
+      expect: "deny"
+    },
+    { command: "Copy-Item notes.txt -Dest .git/config", dialect: ps, block: EDIT_GIT, expect: "deny" },
+    { command: "Move-Item -Pat notes.txt -Des .git/x", dialect: ps, block: EDIT_GIT, expect: "deny" },
+    { command: "Remove-Item -LiteralP .git/config", dialect: ps, block: EDIT_GIT, expect: "deny" },
+    {
+      command: "Rename-Item .git/hooks/pre-commit.sample -NewN pre-commit",
+      dialect: ps,
+      block: EDIT_GIT,
+      expect: "deny"
+    },
+    {
+      command: "Rename-Item x.sample pre-commit",
+      dialect: ps,
+      block: { bash: { "*": "allow" }, edit: { "*": "allow", "*/hooks/pre-commit": "deny" } },
+      cwd: ".git/hooks",
+      expect: "deny"
+    },
+    {
+      command: "Invoke-WebRequest https://example.com -OutF .git/config",
+      dialect: ps,
+      block: EDIT_GIT,
+      expect: "deny"
+    },
+    { command: "Get-Content -Pat .env", dialect: ps, block: PS_USER, expect: "deny" },
+    { command: "Get-Content -LP .env", dialect: ps, block: PS_USER, expect: "deny" },
+    // A prefix of two parameters, or of none, is not guessed at.
+    { command: "Set-Content -P notes.txt -Value x", dialect: ps, block: EDIT_GIT, expect: "ask" },
+    { command: "Set-Content -Bogus notes.txt -Value x", dialect: ps, block: EDIT_GIT, expect: "ask" },
+    // Ordinary calls keep their verdict; a -Value is no file.
+    { command: "Get-Content notes.txt", dialect: ps, block: PS_USER, expect: "allow" },
+    { command: "Get-Content -Pat notes.txt -Raw", dialect: ps, block: PS_USER, expect: "allow" },
+    { command: "Set-Content -Path notes.txt -Value x", dialect: ps, block: EDIT_GIT, expect: "allow" },
+    {
+      command: "Set-Content -Path notes.txt -Value .git/config",
+      dialect: ps,
+      block: EDIT_GIT,
+      expect: "allow"
+    },
+    {
+      command: "Set-Content -Path notes.txt -Enc utf8 -NoNew -Value x",
+      dialect: ps,
+      block: EDIT_GIT,
+      expect: "allow"
+    },
+    { command: "New-Item -ItemType Directory -Path src/x", dialect: ps, block: EDIT_GIT, expect: "allow" },
+    { command: "Get-ChildItem src", dialect: ps, block: EDIT_GIT, expect: "allow" }
+  ])
 })

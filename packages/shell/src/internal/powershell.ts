@@ -312,6 +312,11 @@ const buildCommand = (node: SyntaxNode, ctx: Context): RawCommand => {
       }
       case "command_elements":
         for (const element of child.namedChildren) {
+          if (element.type === "command_argument_sep" && element.text === ":") {
+            const last = words.at(-1)
+            if (last?.parameter === true) words[words.length - 1] = { ...last, joined: true }
+            continue
+          }
           if (element.type === "command_argument_sep" || element.type === "comment") continue
           if (element.type === "redirection") {
             redirects.push(buildRedirect(element, ctx))
@@ -482,7 +487,9 @@ export const wordOf = (node: SyntaxNode, ctx: Context): Word => {
     case "simple_name":
       return bareword(node.text, ctx)
     case "command_parameter":
-      return { ...bareword(node.text.replace(/:$/, ""), ctx), parameter: true }
+      return node.text.endsWith(":")
+        ? { ...bareword(node.text.slice(0, -1), ctx), parameter: true, joined: true }
+        : { ...bareword(node.text, ctx), parameter: true }
     case "array_literal_expression": {
       const items = node.namedChildren.filter((c) => c.type !== "command_argument_sep")
       if (items.length === 1) return wordOf(items[0]!, ctx)
