@@ -1707,6 +1707,10 @@ layer(ShellParser.layer)("red team", (it) => {
     },
     { command: "Get-Content -Pat .env", dialect: ps, block: PS_USER, expect: "deny" },
     { command: "Get-Content -LP .env", dialect: ps, block: PS_USER, expect: "deny" },
+    // What is piped in binds to -Path unless a path is given, under any name of the parameter.
+    { command: "'.env' | Get-Content -Fo", dialect: ps, block: PS_USER, expect: "ask" },
+    { command: "'.env' | Get-Content -Wai", dialect: ps, block: PS_USER, expect: "ask" },
+    { command: "'x' | Get-Content -LiteralP notes.txt", dialect: ps, block: PS_USER, expect: "allow" },
     // A prefix of two parameters, or of none, is not guessed at.
     { command: "Set-Content -P notes.txt -Value x", dialect: ps, block: EDIT_GIT, expect: "ask" },
     { command: "Set-Content -Bogus notes.txt -Value x", dialect: ps, block: EDIT_GIT, expect: "ask" },

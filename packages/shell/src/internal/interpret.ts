@@ -4,6 +4,7 @@
 import type { Command, NoteKind, Redirect } from "../ShellAnalysis.ts"
 import type { Dialect } from "../ShellParser.ts"
 import * as Canonical from "./canonical.ts"
+import * as Cmdlets from "./cmdlets.ts"
 import { commandNote, type Env, type MutableCommand, note, type Payload, type Scope } from "./env.ts"
 import {
   argumentPaths,
@@ -190,6 +191,13 @@ const pipedPaths = (command: MutableCommand, words: ReadonlyArray<Word>, from: s
       continue
     }
     const option = word.value.toLowerCase()
+    // A cmdlet whose parameters are known binds them by unique prefix (`-LiteralP x`).
+    const bound = Cmdlets.hasParameterTable(cmdlet) ? Cmdlets.bindParameter(cmdlet, option) : undefined
+    if (typeof bound === "object") {
+      if (bound.name === "path" || bound.name === "literalpath" || bound.name === "filepath") return
+      if (bound.kind === "value" || word.joined === true) i++
+      continue
+    }
     if (/^-(p(a(th?)?)?|literalpath|lp|pspath)$/.test(option) || option.startsWith("-path")) return
     if (cmdlet === "select-string" && /^-pat/.test(option)) before = 0
     if (!Programs.POWERSHELL_SWITCHES.has(option) && !option.includes(":")) i++
