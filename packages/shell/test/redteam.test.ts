@@ -1662,6 +1662,12 @@ layer(ShellParser.layer)("red team", (it) => {
       expect: "deny"
     },
     { command: "New-Item -Name config -Value x", dialect: ps, block: EDIT_GIT, cwd: ".git", expect: "deny" },
+    {
+      command: "New-Item .git/hooks -Na pre-commit -Va x",
+      dialect: ps,
+      block: { bash: { "*": "allow" }, edit: { "*": "allow", "*/pre-commit": "deny" } },
+      expect: "deny"
+    },
     { command: "Set-Content -PSPath .git/config -Value x", dialect: ps, block: EDIT_GIT, expect: "deny" },
     { command: "Set-Content -LP .git/config -Value x", dialect: ps, block: EDIT_GIT, expect: "deny" },
     { command: "Set-Content -Path:.git/config -Value x", dialect: ps, block: EDIT_GIT, expect: "deny" },

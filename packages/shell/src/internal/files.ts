@@ -918,7 +918,8 @@ const PATH_PARAMETERS: ReadonlySet<string> = new Set([
   "infile"
 ])
 
-// `New-Item -Path d -Name f` makes `d/f` (`./f` with no -Path); `Rename-Item d/a b` (or
+// `New-Item -Path d -Name f` (or `New-Item d -Name f`) makes `d/f` (`./f` with no -Path);
+// `Rename-Item d/a b` (or
 // `-NewName b`) writes `d/b`, beside what it renames.
 const itemNames = (
   env: Env,
@@ -930,10 +931,8 @@ const itemNames = (
   const rename = key === "rename-item"
   const positional = bound.words.slice(1).filter((w, i, all) => !w.parameter && !all[i - 1]?.parameter)
   const paths = [...(bound.named.get("path") ?? []), ...(bound.named.get("literalpath") ?? [])]
-  if (paths.length === 0) {
-    const first = rename ? positional.shift() : undefined
-    paths.push(first ?? staticWord("."))
-  }
+  // -Path is the first positional word of both (`New-Item .git/hooks -Name x`).
+  if (paths.length === 0) paths.push(positional.shift() ?? staticWord("."))
   const names = bound.named.get(rename ? "newname" : "name") ?? (rename ? positional.slice(0, 1) : [])
   for (const name of names)
     for (const base of paths) {
