@@ -1713,6 +1713,14 @@ layer(ShellParser.layer)("red team", (it) => {
     },
     { command: "Get-Content -Pat .env", dialect: ps, block: PS_USER, expect: "deny" },
     { command: "Get-Content -LP .env", dialect: ps, block: PS_USER, expect: "deny" },
+    // A cmdlet without a table writes its -Path by any prefix too.
+    { command: "Clear-ItemProperty -Pa .git/config -Name x", dialect: ps, block: EDIT_GIT, expect: "deny" },
+    {
+      command: "Set-ItemProperty -Pat .git/config -Name IsReadOnly -Value 1",
+      dialect: ps,
+      block: EDIT_GIT,
+      expect: "deny"
+    },
     // What is piped in binds to -Path unless a path is given, under any name of the parameter.
     { command: "'.env' | Get-Content -Fo", dialect: ps, block: PS_USER, expect: "ask" },
     { command: "'.env' | Get-Content -Wai", dialect: ps, block: PS_USER, expect: "ask" },

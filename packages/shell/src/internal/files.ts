@@ -732,7 +732,7 @@ export const argumentPaths = (
       if (isPathParameter && value && !value.parameter) {
         const writes =
           writeOptions.some((o) => Programs.isAbbreviation(name, o, 2) || name === o) ||
-          (writesAll && /^-(path|literalpath|lp|filepath)/.test(name))
+          (writesAll && WRITTEN_PATHS.some((o) => Programs.isAbbreviation(name, o, 2) || name === o))
         if (name.startsWith("-workingdirectory")) touch(env, command, value, "read", "cd", scope)
         else touch(env, command, value, writes ? "write" : "read", "argument", scope)
         if (MOVES.has(key) && writes && /^-(path|literalpath|lp)/.test(name))
@@ -906,6 +906,10 @@ const gitAddPaths = (env: Env, words: ReadonlyArray<Word>, operands: Array<Word>
   )
     operands.push({ ...staticWord(root), path: root })
 }
+
+// The parameters that name what a cmdlet writing its paths writes (by any prefix PowerShell
+// takes: `Set-ItemProperty -Pat x` writes x).
+const WRITTEN_PATHS = ["-path", "-literalpath", "-lp", "-pspath", "-filepath"]
 
 // The parameters of a cmdlet with a parameter table whose value is a path it reads or writes.
 const PATH_PARAMETERS: ReadonlySet<string> = new Set([
