@@ -322,7 +322,7 @@ layer(ShellParser.layer)("red team", (it) => {
       block: NONE,
       expect: "ask"
     },
-    { command: "Write-Output x 6>.env", dialect: ps, block: PS_USER, expect: "ask" },
+    { command: "Write-Output x 6>.env", dialect: ps, block: PS_USER, expect: "deny" },
     // PowerShell ends a bare word at `>`: the grammar read `x>.env` as one word, a write to
     // .env as an argument.
     { command: "Write-Output x>.env", dialect: ps, block: PS_USER, expect: "ask" },
@@ -1630,7 +1630,19 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "if (1) { 'x' > .git/config }", dialect: ps, block: PS_OPEN_GIT, expect: "deny" },
     { command: "[string]'x' > .git/config", dialect: ps, block: PS_OPEN_GIT, expect: "deny" },
     { command: "'x' > $f", dialect: ps, block: PS_OPEN_GIT, expect: "ask" },
-    { command: "'x'>.git/config", dialect: ps, block: PS_OPEN_GIT, expect: "ask" },
+    { command: "'x'>.git/config", dialect: ps, block: PS_OPEN_GIT, expect: "deny" },
+    // The file name glued to the operator: the grammar misreads it, PowerShell does not.
+    { command: "'x' >.git/config", dialect: ps, block: PS_OPEN_GIT, expect: "deny" },
+    { command: "'x' >.git/config", dialect: ps, block: PS_OPEN_GIT, mode: "yolo", expect: "deny" },
+    { command: "Write-Output x >.git/config", dialect: ps, block: PS_OPEN_GIT, mode: "yolo", expect: "deny" },
+    {
+      command: "Write-Output x 6>>.git/config",
+      dialect: ps,
+      block: PS_OPEN_GIT,
+      mode: "yolo",
+      expect: "deny"
+    },
+    { command: "Write-Output x 2>&1", dialect: ps, block: PS_OPEN_GIT, expect: "allow" },
     // A redirection the grammar reads as the command's name.
     { command: ">.git/config 'x'", dialect: ps, block: PS_OPEN_GIT, expect: "ask" },
     // Ordinary output keeps its verdict.

@@ -328,6 +328,19 @@ const buildCommand = (node: SyntaxNode, ctx: Context): RawCommand => {
             continue
           }
           if (element.type === "ERROR") continue
+          const glued =
+            element.type === "generic_token" ? /^(?:[1-6*])?>>?([^>&].*)$/s.exec(element.text) : null
+          if (glued !== null) {
+            // `x >.env`, `x 6>.env`: a redirection the grammar read as a word (noted in
+            // visit); its file is written all the same.
+            redirects.push({
+              operator: element.text.slice(0, element.text.length - glued[1]!.length),
+              descriptor: undefined,
+              target: bareword(glued[1]!, ctx),
+              access: "write"
+            })
+            continue
+          }
           if (element.type === "generic_token" && element.text.includes(",")) {
             // tree-sitter reads `x,.env` as `x` and `,.env`; PowerShell passes the array `x`, `.env`.
             for (const piece of splitArray(element.text)) words.push(bareword(piece, ctx))
@@ -424,7 +437,11 @@ const buildRedirect = (node: SyntaxNode, ctx: Context): RawRedirect => {
   const operator = node.namedChildren.find((c) => c.type === "file_redirection_operator")?.text ?? ">"
   const file = node.namedChildren.find((c) => c.type === "redirected_file_name")
   const element = file?.namedChildren.find((c) => c.type !== "command_argument_sep")
-  const target = element ? wordOf(element, ctx) : undefined
+  // PowerShell reads the file name as a bare word (`'x' >.git/config`), which the grammar
+  // may take for an expression (`.git` a member): a name of plain characters is that word.
+  const text = file?.text.replace(/^\s+/, "") ?? ""
+  const plain = element !== undefined && element.type !== "generic_token" && /^[\w./\\:~+-]+$/.test(text)
+  const target = plain ? bareword(text, ctx) : element ? wordOf(element, ctx) : undefined
   // The operator carries its stream number (`2>`, `*>`).
   return { operator, descriptor: undefined, target, access: operator.startsWith("<") ? "read" : "write" }
 }
