@@ -1609,6 +1609,9 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "Get-ChildItem src", dialect: ps, block: DENY_RM, expect: "allow" },
     { command: "Get-ChildItem src", dialect: ps, block: PS_USER, expect: "allow" },
     { command: "Get-Content notes.txt", dialect: ps, block: PS_USER, expect: "allow" },
+    { command: "Get-Content notes.txt", dialect: ps, block: BUILTIN, expect: "allow" },
+    { command: "Get-ChildItem src", dialect: ps, block: BUILTIN, expect: "allow" },
+    { command: "Remove-Item notes.txt", dialect: ps, block: PS_OPEN, expect: "deny" },
     { command: "Write-Output hi", dialect: ps, block: PS_USER, expect: "allow" }
   ])
   // An expression's output is redirected as a command's is (about_Redirection): the file is
