@@ -1740,6 +1740,16 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "'.env' | Get-Content -Fo", dialect: ps, block: PS_USER, expect: "ask" },
     { command: "'.env' | Get-Content -Wai", dialect: ps, block: PS_USER, expect: "ask" },
     { command: "'x' | Get-Content -LiteralP notes.txt", dialect: ps, block: PS_USER, expect: "allow" },
+    // The names a cmdlet filters by (-Include, -Filter) stay judged as files it works on.
+    { command: "Remove-Item -Path ./* -Inc .env", dialect: ps, block: PS_USER, expect: "deny" },
+    { command: "Get-Content -Path ./* -Filt .env", dialect: ps, block: PS_USER, expect: "deny" },
+    { command: "Remove-Item -Path src -Recurse -Include .env", dialect: ps, block: PS_USER, expect: "deny" },
+    {
+      command: "Copy-Item -Path src -Filter .env -Destination x",
+      dialect: ps,
+      block: PS_USER,
+      expect: "deny"
+    },
     // A prefix of two parameters, or of none, is not guessed at.
     { command: "Set-Content -P notes.txt -Value x", dialect: ps, block: EDIT_GIT, expect: "ask" },
     { command: "Set-Content -Bogus notes.txt -Value x", dialect: ps, block: EDIT_GIT, expect: "ask" },

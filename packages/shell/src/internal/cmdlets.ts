@@ -273,14 +273,16 @@ export interface Bound {
 /**
  * `words` (argv of a cmdlet with a table) with every parameter name written out in full
  * (`-Pat` -> `-path`, `-PSPath` -> `-literalpath`); switches and their `:$false`, and the
- * values of parameters that are not the ones `keep` names, left out. A name PowerShell would
+ * values of parameters that are not the ones `keep` names, left out, but for those `operand`
+ * names (-Include, -Filter: names of files), which stay as operands. A name PowerShell would
  * not bind (ambiguous, unknown) is kept as written, with a problem: the word after it is
  * then read as an operand.
  */
 export const bindWords = (
   cmdlet: string,
   words: ReadonlyArray<Word>,
-  keep: (name: string) => boolean
+  keep: (name: string) => boolean,
+  operand: (name: string) => boolean = () => false
 ): Bound => {
   const out: Array<Word> = words.length === 0 ? [] : [words[0]!]
   const positional: Array<Word> = []
@@ -321,6 +323,7 @@ export const bindWords = (
     if (list === undefined) named.set(bound.name, [value])
     else list.push(value)
     if (keep(bound.name)) out.push(full, value)
+    else if (operand(bound.name)) positional.push(value)
   }
   return { words: [...out, ...positional], named, problems }
 }

@@ -636,7 +636,9 @@ export const argumentPaths = (
     const bound = Cmdlets.bindWords(
       key,
       written,
-      (name) => PATH_PARAMETERS.has(name) || (link && name === "value")
+      (name) => PATH_PARAMETERS.has(name) || (link && name === "value"),
+      // `Remove-Item * -Include .env`: the names it filters by are judged as its operands.
+      (name) => name === "include" || name === "filter"
     )
     for (const problem of bound.problems) commandNote(command, "unmodelled", problem)
     words = bound.words
