@@ -87,6 +87,12 @@ export interface Command {
   readonly wraps?: number
   /** The program name spelt the way the shell resolves it, when that differs from `argv[0]` (base name of a path, cmdlet of an alias). */
   readonly names: ReadonlyArray<string>
+  /**
+   * The other names of the PowerShell cmdlet it runs (`del`, `erase`, `rm`, … for
+   * `Remove-Item`): one command under every name. A deny or ask a rule writes for any of
+   * them holds; the catch-all `*` does not decide them (the names above do).
+   */
+  readonly aliases?: ReadonlyArray<string>
   /** `cd`, `pushd`, `Set-Location`, …: produces no `bash` pattern. */
   readonly changesDirectory: boolean
   /**

@@ -81,6 +81,12 @@ export interface Request {
    * `when: "harmless"` decide these, and only these (use {@link rulesetFor}).
    */
   readonly harmless: ReadonlyArray<string>
+  /**
+   * Patterns of a PowerShell command under the other aliases of its cmdlet (`rm x`, `erase x`
+   * for `del x`; see `Command.aliases`), also in `patterns`: a rule written for one of them
+   * decides it, the catch-all `*` does not (use {@link rulesetFor}).
+   */
+  readonly aliases?: ReadonlyArray<string>
   readonly metadata: AskMetadata.Bash | AskMetadata.Edit | AskMetadata.Read | AskMetadata.ExternalDirectory
 }
 
@@ -202,6 +208,19 @@ const formPatterns = (
   }
   push(argv[0] ?? "")
   for (const name of command.names) push(name)
+  return out
+}
+
+// The patterns of a PowerShell command under the other aliases of its cmdlet (as written and
+// in canonical form), some perhaps twice.
+const aliasPatterns = (command: ShellAnalysis.Command): Array<string> => {
+  const aliases = command.aliases
+  if (aliases === undefined || aliases.length === 0 || command.changesDirectory || command.argv.length === 0)
+    return []
+  const named = { ...command, names: aliases }
+  const out: Array<string> = []
+  formPatterns(named, command.argv, out)
+  if (command.canonical !== undefined) formPatterns(named, command.canonical, out)
   return out
 }
 
@@ -426,12 +445,15 @@ export const requests = (
   const vouchable = !textFlagged && analysis.errors.length === 0 && !escalated
   const vouched = new Set<string>()
   const notVouched = new Set<string>()
+  // Patterns under other aliases only (a rule written for them decides them).
+  const aliased: Array<string> = []
   let simple = 0
   for (let index = 0; index < analysis.commands.length; index++) {
     const command = analysis.commands[index]!
     if (command.argv.length > 0 || command.changesDirectory) simple++
     const own = patternsWithRepeats(command)
     for (const pattern of own) patterns.push(pattern)
+    for (const pattern of aliasPatterns(command)) aliased.push(pattern)
     if (vouchable) {
       const harmless = safe[index] === true && !runsProjectCode(command)
       for (const pattern of own) (harmless ? vouched : notVouched).add(pattern)
@@ -456,7 +478,9 @@ export const requests = (
   }
   if (simple === 0 && text !== "") patterns.push(text)
   if (patterns.length > 0) {
-    const judged = unique(patterns)
+    const own = new Set(patterns)
+    const aliases = aliased.length === 0 ? [] : unique(aliased.filter((pattern) => !own.has(pattern)))
+    const judged = aliases.length === 0 ? unique(patterns) : unique([...patterns, ...aliases])
     // A command with notes, or one the analysis could not model, is remembered only as the
     // exact text the person saw: "always" for `curl … | sh` must not allow `sh` for good.
     // So is a dry run (`npm publish --dry-run`): its prefix would pass the real `npm publish`.
@@ -482,6 +506,7 @@ export const requests = (
       exactApprovals:
         escalated || outside || analysis.errors.length > 0 || notes.some((note) => note.kind !== "writes"),
       harmless: vouched.size === 0 ? [] : [...vouched].filter((pattern) => !notVouched.has(pattern)),
+      ...(aliases.length === 0 ? {} : { aliases }),
       metadata: {
         command: analysis.command,
         cwd,
@@ -819,16 +844,20 @@ export const judge = (analysis: ShellAnalysis.Analysis, options: Options): Verdi
   }
   const judged = requests(analysis, options).map((request): Judged => {
     const harmless = request.harmless.length === 0 ? undefined : new Set(request.harmless)
+    const aliases = request.aliases === undefined ? undefined : new Set(request.aliases)
     let denies = false
     let asks = false
-    const rules = request.patterns.map((pattern): Decision => {
+    const rules: Array<Decision> = []
+    for (const pattern of request.patterns) {
       const evaluation = harmless?.has(pattern) === true ? liftedRules() : plain
       const rule = evaluation.decide(request.permission, pattern)
+      // Under another alias of the cmdlet, only a rule written for that name decides.
+      if (aliases?.has(pattern) === true && rule.pattern === "*") continue
       const source = evaluation.source(rule)
       if (rule.action === "deny") denies = true
       else if (rule.action === "ask") asks = true
-      return { pattern, action: rule.action, rule, source }
-    })
+      rules.push({ pattern, action: rule.action, rule, source })
+    }
     const ruled: Permission.Action = denies ? "deny" : asks ? "ask" : "allow"
     const base: Permission.Action = ruled === "allow" && request.escalated ? "ask" : ruled
     if (base !== "ask") return { ...request, decision: base, ruled, rules }
@@ -920,7 +949,8 @@ const rememberedAllow = (
  *
  * @since 0.0.0
  */
-export const rulesetFor = (request: Request, ruleset: Permission.Ruleset): Permission.Ruleset => {
+export const rulesetFor = (request: Request, given: Permission.Ruleset): Permission.Ruleset => {
+  const ruleset = aliasRuleset(request, given)
   if (request.escalated) return escalatedRuleset(request.permission, request.patterns, ruleset)
   if (request.harmless.length === 0) return ruleset
   const vouched = Ruleset.vouched(ruleset)
@@ -934,6 +964,25 @@ export const rulesetFor = (request: Request, ruleset: Permission.Ruleset): Permi
       : []
   })
   return decided.length === 0 ? ruleset : Ruleset.merge(ruleset, decided)
+}
+
+// `ruleset` with a literal `allow` for each of the request's patterns under another alias
+// (`Request.aliases`) that only the catch-all `*` (or no rule) decides: the command's own
+// names decide it, as `judge` does.
+const aliasRuleset = (request: Request, ruleset: Permission.Ruleset): Permission.Ruleset => {
+  if (request.aliases === undefined || request.aliases.length === 0) return ruleset
+  const decide = Ruleset.evaluator(ruleset)
+  const extra = request.aliases
+    .filter((pattern) => decide(request.permission, pattern).pattern === "*")
+    .map(
+      (pattern): Permission.Rule => ({
+        permission: request.permission,
+        pattern,
+        action: "allow",
+        literal: true
+      })
+    )
+  return extra.length === 0 ? ruleset : Ruleset.merge(ruleset, extra)
 }
 
 /**

@@ -16,6 +16,7 @@ import * as NodePath from "node:path"
 import * as Identifier from "@gatehousejs/core/Identifier"
 import * as Instance from "@gatehousejs/core/Instance"
 import * as Permission from "@gatehousejs/permission/Permission"
+import * as Ruleset from "@gatehousejs/permission/Ruleset"
 import * as Truncate from "@gatehousejs/truncate/Truncate"
 import * as Prompt from "effect/ai/Prompt"
 import * as Tool from "effect/ai/Tool"
@@ -437,11 +438,22 @@ export const layer: Layer.Layer<Service, never, Permission.Service | Truncate.Se
           // Its own permission, asked with every simple command (as `bash` is: a rule for
           // `npm install *` must not cover `npm install; curl … | sh`); no mode settles it.
           const shellRequest = verdict.requests.find((request) => request.permission === "bash")
-          const patterns =
-            shellRequest === undefined ? [params.command] : [...shellRequest.patterns, params.command]
           // Only rules written for it decide: a catch-all `"*": "allow"` is not consent to this,
           // and a command the analysis could not model always goes to a person.
           const own = ctx.ruleset.filter((rule) => rule.permission === "bash_unsandboxed")
+          // A pattern under another alias of a cmdlet counts only where a rule names it.
+          const aliases = new Set(shellRequest?.aliases ?? [])
+          const decideOwn = aliases.size === 0 ? undefined : Ruleset.evaluator(own)
+          const patterns =
+            shellRequest === undefined
+              ? [params.command]
+              : [
+                  ...shellRequest.patterns.filter(
+                    (pattern) =>
+                      !aliases.has(pattern) || decideOwn?.("bash_unsandboxed", pattern).pattern !== "*"
+                  ),
+                  params.command
+                ]
           const unsandboxedRules: Permission.Ruleset =
             shellRequest?.escalated === true
               ? [

@@ -223,6 +223,34 @@ layer(ShellParser.layer)("ShellGate", (it) => {
         })
     )
 
+    it.effect(
+      "a PowerShell command is judged under every alias of its cmdlet, by rules written for them, and Permission agrees through rulesetFor",
+      () =>
+        Effect.gen(function* () {
+          const block = { bash: { "*": "ask", "Get-Content *": "allow", "cat *": "allow", "rm *": "deny" } }
+          const base = rules(block)
+          const everyPattern = (r: ShellGate.Judged, ruleset: Permission.Ruleset) =>
+            r.patterns.map((pattern) => Permission.evaluate("bash", pattern, ruleset).action)
+          // `del x` is `rm x`: the deny written for rm holds, in the gate and in Permission.
+          const del = request(yield* judge(project, "del x", { block, dialect: "powershell" }), "bash")!
+          assert.strictEqual(del.decision, "deny")
+          assert.include(del.aliases ?? [], "rm x")
+          assert.include(everyPattern(del, ShellGate.rulesetFor(del, base)), "deny")
+          // `gc`/`type` are named by no rule: the catch-all does not decide them.
+          const read = request(
+            yield* judge(project, "Get-Content notes.txt", { block, dialect: "powershell" }),
+            "bash"
+          )!
+          assert.strictEqual(read.decision, "allow")
+          assert.include(read.aliases ?? [], "gc notes.txt")
+          assert.notInclude(read.aliases ?? [], "Get-Content notes.txt")
+          assert.deepStrictEqual(
+            [...new Set(everyPattern(read, ShellGate.rulesetFor(read, base)))],
+            ["allow"]
+          )
+        })
+    )
+
     it.effect("make binds analysis and judgement to the parser", () =>
       Effect.gen(function* () {
         const gate = yield* ShellGate.make

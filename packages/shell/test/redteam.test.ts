@@ -77,6 +77,11 @@ const ps = "powershell" as const
 const OPEN_READS = { bash: { "*": "allow" }, read: { "*": "allow", "*.env": "deny" } }
 /** PowerShell with every command allowed but removals. */
 const PS_OPEN = { bash: { "*": "allow", "Remove-Item *": "deny", "rm *": "deny" } }
+/** PowerShell with every command allowed but removals, nothing under .git/ written. */
+const PS_OPEN_GIT = {
+  bash: { "*": "allow", "rm *": "deny", "Remove-Item *": "deny" },
+  edit: { "*": "allow", ".git/*": "deny", ".git": "deny" }
+}
 /** Every command allowed but `rm`: a payload that runs rm must still be denied. */
 const DENY_RM = { bash: { "*": "allow", "rm *": "deny" } }
 /** The reviewer's deny-list: every command allowed but `rm` and `id`. */
@@ -325,7 +330,7 @@ layer(ShellParser.layer)("red team", (it) => {
       block: NONE,
       expect: "ask"
     },
-    { command: "Write-Output x 6>.env", dialect: ps, block: PS_USER, expect: "ask" },
+    { command: "Write-Output x 6>.env", dialect: ps, block: PS_USER, expect: "deny" },
     // PowerShell ends a bare word at `>`: the grammar read `x>.env` as one word, a write to
     // .env as an argument.
     { command: "Write-Output x>.env", dialect: ps, block: PS_USER, expect: "ask" },
@@ -1801,5 +1806,196 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "zip -r a.zip src", block: EDIT_GIT, expect: "allow" },
     { command: "zip -r a.zip src -x '*.log'", block: EDIT_GIT, expect: "allow" },
     { command: "git bundle create repo.bundle HEAD", block: EDIT_GIT, expect: "allow" }
+  ])
+
+  // PowerShell's aliases of one cmdlet are one command: a deny written under any of its
+  // names (a bash-side `rm *`) holds for every other name of the cmdlet.
+  cases("PowerShell: one cmdlet under all its aliases", [
+    { command: "del notes.txt", dialect: ps, block: DENY_RM, expect: "deny" },
+    { command: "erase notes.txt", dialect: ps, block: DENY_RM, expect: "deny" },
+    { command: "ri notes.txt", dialect: ps, block: DENY_RM, expect: "deny" },
+    { command: "rd src", dialect: ps, block: DENY_RM, expect: "deny" },
+    { command: "rmdir src", dialect: ps, block: DENY_RM, expect: "deny" },
+    { command: "Remove-Item notes.txt", dialect: ps, block: DENY_RM, expect: "deny" },
+    { command: "remove-item notes.txt", dialect: ps, block: DENY_RM, expect: "deny" },
+    {
+      command: "rm notes.txt",
+      dialect: ps,
+      block: { bash: { "*": "allow", "del *": "deny" } },
+      expect: "deny"
+    },
+    {
+      command: "gc notes.txt",
+      dialect: ps,
+      block: { bash: { "*": "allow", "type *": "ask" } },
+      expect: "ask"
+    },
+    // Other cmdlets keep their verdict.
+    { command: "Get-Content notes.txt", dialect: ps, block: DENY_RM, expect: "allow" },
+    { command: "Get-ChildItem src", dialect: ps, block: DENY_RM, expect: "allow" },
+    { command: "Get-ChildItem src", dialect: ps, block: PS_USER, expect: "allow" },
+    { command: "Get-Content notes.txt", dialect: ps, block: PS_USER, expect: "allow" },
+    { command: "Get-Content notes.txt", dialect: ps, block: BUILTIN, expect: "allow" },
+    { command: "Get-ChildItem src", dialect: ps, block: BUILTIN, expect: "allow" },
+    { command: "Remove-Item notes.txt", dialect: ps, block: PS_OPEN, expect: "deny" },
+    { command: "Write-Output hi", dialect: ps, block: PS_USER, expect: "allow" }
+  ])
+  // An expression's output is redirected as a command's is (about_Redirection): the file is
+  // written, whatever produced the output.
+  cases("PowerShell: redirections after an expression", [
+    { command: "'x' > .git/config", dialect: ps, block: PS_OPEN_GIT, expect: "deny" },
+    {
+      command: '"#!/bin/sh`nid" > .git/hooks/pre-commit; ls',
+      dialect: ps,
+      block: PS_OPEN_GIT,
+      expect: "deny"
+    },
+    { command: "$null > .git/config; echo hi", dialect: ps, block: PS_OPEN_GIT, expect: "deny" },
+    { command: "$null > .git/config; echo hi", dialect: ps, block: NONE, expect: "ask" },
+    { command: "(Get-Content notes.txt) > .git/config", dialect: ps, block: PS_OPEN_GIT, expect: "deny" },
+    { command: "$(Get-Content notes.txt) >> .git/config", dialect: ps, block: PS_OPEN_GIT, expect: "deny" },
+    { command: "'x' 2>&1 > .git/config | Out-Null", dialect: ps, block: PS_OPEN_GIT, expect: "deny" },
+    { command: "1 *> .git/config", dialect: ps, block: PS_OPEN_GIT, expect: "deny" },
+    { command: "if (1) { 'x' > .git/config }", dialect: ps, block: PS_OPEN_GIT, expect: "deny" },
+    { command: "[string]'x' > .git/config", dialect: ps, block: PS_OPEN_GIT, expect: "deny" },
+    { command: "'x' > $f", dialect: ps, block: PS_OPEN_GIT, expect: "ask" },
+    { command: "'x'>.git/config", dialect: ps, block: PS_OPEN_GIT, expect: "deny" },
+    // The file name glued to the operator: the grammar misreads it, PowerShell does not.
+    { command: "'x' >.git/config", dialect: ps, block: PS_OPEN_GIT, expect: "deny" },
+    { command: "'x' >.git/config", dialect: ps, block: PS_OPEN_GIT, mode: "yolo", expect: "deny" },
+    { command: "Write-Output x >.git/config", dialect: ps, block: PS_OPEN_GIT, mode: "yolo", expect: "deny" },
+    {
+      command: "Write-Output x 6>>.git/config",
+      dialect: ps,
+      block: PS_OPEN_GIT,
+      mode: "yolo",
+      expect: "deny"
+    },
+    { command: "Write-Output x 2>&1", dialect: ps, block: PS_OPEN_GIT, expect: "allow" },
+    // A redirection the grammar reads as the command's name.
+    { command: ">.git/config 'x'", dialect: ps, block: PS_OPEN_GIT, expect: "ask" },
+    // Ordinary output keeps its verdict.
+    { command: "'x' > notes.txt", dialect: ps, block: PS_OPEN_GIT, expect: "allow" },
+    { command: "'x' | Out-Null", dialect: ps, block: PS_OPEN_GIT, expect: "allow" },
+    { command: "Get-Content notes.txt", dialect: ps, block: PS_OPEN_GIT, expect: "allow" }
+  ])
+  // PowerShell binds a parameter by any unambiguous prefix of its name or alias
+  // (about_Parameters): `-Pat` is -Path, `-PSPath`/`-LP` -LiteralPath, `-Val` -Value.
+  cases("PowerShell: parameter names by their unique prefix", [
+    { command: "Set-Content -Pat .git/config -Val x", dialect: ps, block: PS_OPEN_GIT, expect: "deny" },
+    { command: "Add-Content -Pat .git/config -Val x", dialect: ps, block: PS_OPEN_GIT, expect: "deny" },
+    {
+      command: "New-Item -Pat .git/hooks/pre-commit -Val x",
+      dialect: ps,
+      block: PS_OPEN_GIT,
+      expect: "deny"
+    },
+    {
+      command: "New-Item -Pa .git/hooks -Na pre-commit -Va x",
+      dialect: ps,
+      block: PS_OPEN_GIT,
+      expect: "deny"
+    },
+    {
+      command: "New-Item -Name pre-commit -Path .git/hooks -Value x",
+      dialect: ps,
+      block: EDIT_GIT,
+      expect: "deny"
+    },
+    { command: "New-Item -Name config -Value x", dialect: ps, block: EDIT_GIT, cwd: ".git", expect: "deny" },
+    {
+      command: "New-Item .git/hooks -Na pre-commit -Va x",
+      dialect: ps,
+      block: { bash: { "*": "allow" }, edit: { "*": "allow", "*/pre-commit": "deny" } },
+      expect: "deny"
+    },
+    { command: "Set-Content -PSPath .git/config -Value x", dialect: ps, block: EDIT_GIT, expect: "deny" },
+    { command: "Set-Content -LP .git/config -Value x", dialect: ps, block: EDIT_GIT, expect: "deny" },
+    { command: "Set-Content -Path:.git/config -Value x", dialect: ps, block: EDIT_GIT, expect: "deny" },
+    {
+      command: "Set-Content -Force:$true -Pat .git/config -Val x",
+      dialect: ps,
+      block: EDIT_GIT,
+      expect: "deny"
+    },
+    { command: "Clear-Content -Pat .git/config", dialect: ps, block: EDIT_GIT, expect: "deny" },
+    { command: "Out-File -FileP .git/config -InputObject x", dialect: ps, block: EDIT_GIT, expect: "deny" },
+    { command: "Out-File -Pa .git/config -InputObject x", dialect: ps, block: EDIT_GIT, expect: "deny" },
+    { command: "Out-File -L .git/config -InputObject x", dialect: ps, block: EDIT_GIT, expect: "deny" },
+    { command: "Tee-Object -FileP .git/config", dialect: ps, block: EDIT_GIT, expect: "deny" },
+    { command: "Export-Csv -Pa .git/config -InputObject x", dialect: ps, block: EDIT_GIT, expect: "deny" },
+    {
+      command: "Export-Clixml -Pat .git/config -InputObject x",
+      dialect: ps,
+      block: EDIT_GIT,
+      expect: "deny"
+    },
+    { command: "Copy-Item notes.txt -Dest .git/config", dialect: ps, block: EDIT_GIT, expect: "deny" },
+    { command: "Move-Item -Pat notes.txt -Des .git/x", dialect: ps, block: EDIT_GIT, expect: "deny" },
+    { command: "Remove-Item -LiteralP .git/config", dialect: ps, block: EDIT_GIT, expect: "deny" },
+    {
+      command: "Rename-Item .git/hooks/pre-commit.sample -NewN pre-commit",
+      dialect: ps,
+      block: EDIT_GIT,
+      expect: "deny"
+    },
+    {
+      command: "Rename-Item x.sample pre-commit",
+      dialect: ps,
+      block: { bash: { "*": "allow" }, edit: { "*": "allow", "*/hooks/pre-commit": "deny" } },
+      cwd: ".git/hooks",
+      expect: "deny"
+    },
+    {
+      command: "Invoke-WebRequest https://example.com -OutF .git/config",
+      dialect: ps,
+      block: EDIT_GIT,
+      expect: "deny"
+    },
+    { command: "Get-Content -Pat .env", dialect: ps, block: PS_USER, expect: "deny" },
+    { command: "Get-Content -LP .env", dialect: ps, block: PS_USER, expect: "deny" },
+    // A cmdlet without a table writes its -Path by any prefix too.
+    { command: "Clear-ItemProperty -Pa .git/config -Name x", dialect: ps, block: EDIT_GIT, expect: "deny" },
+    {
+      command: "Set-ItemProperty -Pat .git/config -Name IsReadOnly -Value 1",
+      dialect: ps,
+      block: EDIT_GIT,
+      expect: "deny"
+    },
+    // What is piped in binds to -Path unless a path is given, under any name of the parameter.
+    { command: "'.env' | Get-Content -Fo", dialect: ps, block: PS_USER, expect: "ask" },
+    { command: "'.env' | Get-Content -Wai", dialect: ps, block: PS_USER, expect: "ask" },
+    { command: "'x' | Get-Content -LiteralP notes.txt", dialect: ps, block: PS_USER, expect: "allow" },
+    // The names a cmdlet filters by (-Include, -Filter) stay judged as files it works on.
+    { command: "Remove-Item -Path ./* -Inc .env", dialect: ps, block: PS_USER, expect: "deny" },
+    { command: "Get-Content -Path ./* -Filt .env", dialect: ps, block: PS_USER, expect: "deny" },
+    { command: "Remove-Item -Path src -Recurse -Include .env", dialect: ps, block: PS_USER, expect: "deny" },
+    {
+      command: "Copy-Item -Path src -Filter .env -Destination x",
+      dialect: ps,
+      block: PS_USER,
+      expect: "deny"
+    },
+    // A prefix of two parameters, or of none, is not guessed at.
+    { command: "Set-Content -P notes.txt -Value x", dialect: ps, block: EDIT_GIT, expect: "ask" },
+    { command: "Set-Content -Bogus notes.txt -Value x", dialect: ps, block: EDIT_GIT, expect: "ask" },
+    // Ordinary calls keep their verdict; a -Value is no file.
+    { command: "Get-Content notes.txt", dialect: ps, block: PS_USER, expect: "allow" },
+    { command: "Get-Content -Pat notes.txt -Raw", dialect: ps, block: PS_USER, expect: "allow" },
+    { command: "Set-Content -Path notes.txt -Value x", dialect: ps, block: EDIT_GIT, expect: "allow" },
+    {
+      command: "Set-Content -Path notes.txt -Value .git/config",
+      dialect: ps,
+      block: EDIT_GIT,
+      expect: "allow"
+    },
+    {
+      command: "Set-Content -Path notes.txt -Enc utf8 -NoNew -Value x",
+      dialect: ps,
+      block: EDIT_GIT,
+      expect: "allow"
+    },
+    { command: "New-Item -ItemType Directory -Path src/x", dialect: ps, block: EDIT_GIT, expect: "allow" },
+    { command: "Get-ChildItem src", dialect: ps, block: EDIT_GIT, expect: "allow" }
   ])
 })

@@ -39,6 +39,7 @@ export interface MutableCommand {
   via?: string
   wraps?: number
   names: ReadonlyArray<string>
+  aliases?: ReadonlyArray<string>
   changesDirectory: boolean
   canonical?: Array<string>
   notes: Array<Note>

@@ -5,6 +5,7 @@ import * as fs from "node:fs"
 import * as NodePath from "node:path"
 import type { PathAccess } from "../ShellAnalysis.ts"
 import { archiveWrites, tarPaths } from "./archives.ts"
+import * as Cmdlets from "./cmdlets.ts"
 import { commandNote, type Env, type MutableCommand, type Scope } from "./env.ts"
 import { generatedPaths, generates } from "./generated.ts"
 import { GREP_PROGRAMS, parseGrep } from "./grep.ts"
@@ -624,12 +625,28 @@ export const argumentPaths = (
   env: Env,
   command: MutableCommand,
   key: string,
-  words: ReadonlyArray<Word>,
+  written: ReadonlyArray<Word>,
   scope: Scope,
   /** Where the command runs, before the directory it moves to itself (`tar -C`). */
   outer: Scope = scope
 ): void => {
   if (Programs.NO_PATH_ARGUMENTS.has(key)) return
+  let words = written
+  const link = key === "new-item" && scope.dialect === "powershell" && createsLink(written)
+  if (scope.dialect === "powershell" && Cmdlets.hasParameterTable(key)) {
+    // Parameter names as PowerShell binds them (`-Pat` is -Path, `-PSPath` -LiteralPath);
+    // what is not a path (`-Value x`, `-Encoding utf8`) is no operand.
+    const bound = Cmdlets.bindWords(
+      key,
+      written,
+      (name) => PATH_PARAMETERS.has(name) || (link && name === "value"),
+      // `Remove-Item * -Include .env`: the names it filters by are judged as its operands.
+      (name) => name === "include" || name === "filter"
+    )
+    for (const problem of bound.problems) commandNote(command, "unmodelled", problem)
+    words = bound.words
+    if (key === "new-item" || key === "rename-item") itemNames(env, command, key, bound, scope)
+  }
   if (key === "ssh") {
     // Its operands are a host and a remote command line: only its key and config files are ours.
     for (let i = 1; i < words.length - 1; i++) {
@@ -737,7 +754,7 @@ export const argumentPaths = (
         (Programs.isAbbreviation(name, "-value", 1) || Programs.isAbbreviation(name, "-target", 1)) &&
         value &&
         !value.parameter &&
-        createsLink(words)
+        link
       ) {
         touch(env, command, value, "read", "argument", scope)
         i++
@@ -749,7 +766,7 @@ export const argumentPaths = (
       if (isPathParameter && value && !value.parameter) {
         const writes =
           writeOptions.some((o) => Programs.isAbbreviation(name, o, 2) || name === o) ||
-          (writesAll && /^-(path|literalpath|lp|filepath)/.test(name))
+          (writesAll && WRITTEN_PATHS.some((o) => Programs.isAbbreviation(name, o, 2) || name === o))
         if (name.startsWith("-workingdirectory")) touch(env, command, value, "read", "cd", scope)
         else touch(env, command, value, writes ? "write" : "read", "argument", scope)
         if (MOVES.has(key) && writes && /^-(path|literalpath|lp)/.test(name))
@@ -922,6 +939,64 @@ const gitAddPaths = (env: Env, words: ReadonlyArray<Word>, operands: Array<Word>
     words.some((w) => /^(-[a-zA-Z]*[Au][a-zA-Z]*|--all|--update|--no-ignore-removal)$/.test(w.value))
   )
     operands.push({ ...staticWord(root), path: root })
+}
+
+// The parameters that name what a cmdlet writing its paths writes (by any prefix PowerShell
+// takes: `Set-ItemProperty -Pat x` writes x).
+const WRITTEN_PATHS = ["-path", "-literalpath", "-lp", "-pspath", "-filepath"]
+
+// The parameters of a cmdlet with a parameter table whose value is a path it reads or writes.
+const PATH_PARAMETERS: ReadonlySet<string> = new Set([
+  "path",
+  "literalpath",
+  "filepath",
+  "destination",
+  "destinationpath",
+  "outfile",
+  "infile"
+])
+
+// `New-Item -Path d -Name f` (or `New-Item d -Name f`) makes `d/f` (`./f` with no -Path);
+// `Rename-Item d/a b` (or
+// `-NewName b`) writes `d/b`, beside what it renames.
+const itemNames = (
+  env: Env,
+  command: MutableCommand,
+  key: string,
+  bound: Cmdlets.Bound,
+  scope: Scope
+): void => {
+  const rename = key === "rename-item"
+  const positional = bound.words.slice(1).filter((w, i, all) => !w.parameter && !all[i - 1]?.parameter)
+  const paths = [...(bound.named.get("path") ?? []), ...(bound.named.get("literalpath") ?? [])]
+  // -Path is the first positional word of both (`New-Item .git/hooks -Name x`).
+  if (paths.length === 0) paths.push(positional.shift() ?? staticWord("."))
+  const names = bound.named.get(rename ? "newname" : "name") ?? (rename ? positional.slice(0, 1) : [])
+  for (const name of names)
+    for (const base of paths) {
+      const items = base.items ?? [base]
+      for (const item of items) {
+        const directory =
+          item.path === undefined ? undefined : rename ? NodePath.dirname(item.path) : item.path
+        const path =
+          directory !== undefined && name.isStatic ? joinAsWritten(directory, name.value) : undefined
+        const raw = `${item.raw}${rename ? " -> " : "/"}${name.raw}`
+        touch(
+          env,
+          command,
+          {
+            value: path ?? raw,
+            raw,
+            isStatic: item.isStatic && name.isStatic,
+            path,
+            glob: path !== undefined && (item.glob || name.glob)
+          },
+          "write",
+          "argument",
+          scope
+        )
+      }
+    }
 }
 
 // Cmdlets that move their -Path (mv is in copyPaths): it is read too, its content moving

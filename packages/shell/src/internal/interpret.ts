@@ -4,6 +4,7 @@
 import type { Command, NoteKind, Redirect } from "../ShellAnalysis.ts"
 import type { Dialect } from "../ShellParser.ts"
 import * as Canonical from "./canonical.ts"
+import * as Cmdlets from "./cmdlets.ts"
 import { commandNote, type Env, type MutableCommand, note, type Payload, type Scope } from "./env.ts"
 import {
   argumentPaths,
@@ -193,6 +194,13 @@ const pipedPaths = (command: MutableCommand, words: ReadonlyArray<Word>, from: s
       continue
     }
     const option = word.value.toLowerCase()
+    // A cmdlet whose parameters are known binds them by unique prefix (`-LiteralP x`).
+    const bound = Cmdlets.hasParameterTable(cmdlet) ? Cmdlets.bindParameter(cmdlet, option) : undefined
+    if (typeof bound === "object") {
+      if (bound.name === "path" || bound.name === "literalpath" || bound.name === "filepath") return
+      if (bound.kind === "value" || word.joined === true) i++
+      continue
+    }
     if (/^-(p(a(th?)?)?|literalpath|lp|pspath)$/.test(option) || option.startsWith("-path")) return
     if (cmdlet === "select-string" && /^-pat/.test(option)) before = 0
     if (!Programs.POWERSHELL_SWITCHES.has(option) && !option.includes(":")) i++
@@ -472,7 +480,14 @@ const interpretWords = (
   if (ps && base === program && !/\.[a-z0-9]+$/i.test(program)) {
     const canonical = Programs.POWERSHELL_ALIASES.get(key) ?? Programs.POWERSHELL_CMDLETS.get(key)
     if (canonical !== undefined && canonical !== program) names.push(canonical)
-    if (canonical !== undefined) key = canonical.toLowerCase()
+    if (canonical !== undefined) {
+      key = canonical.toLowerCase()
+      // `del x`, `erase x`, `Remove-Item x` run one cmdlet: a rule for `rm *` holds for all.
+      const aliases = (Programs.POWERSHELL_ALIASES_OF.get(key) ?? []).filter(
+        (alias) => alias !== key && alias !== program.toLowerCase() && !names.includes(alias)
+      )
+      if (aliases.length > 0) command.aliases = aliases
+    }
   } else if (ps && base.toLowerCase().endsWith(".exe")) {
     names.push(base.slice(0, -4))
   } else if (process.platform !== "linux" && base !== base.toLowerCase()) {

@@ -23,6 +23,8 @@ export interface Word {
   readonly segments?: ReadonlyArray<Segment>
   /** PowerShell `-Name` parameter token. */
   readonly parameter?: boolean
+  /** PowerShell: a parameter given its value after a colon (`-Force:$false`, `-Path:x`). */
+  readonly joined?: boolean
   /** PowerShell: the word is a script block `{ … }` (its commands are walked separately). */
   readonly scriptBlock?: boolean
   /** PowerShell: an array literal `a, b` given as one argument. */

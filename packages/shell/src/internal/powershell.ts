@@ -66,9 +66,10 @@ const visit = (node: SyntaxNode, ctx: Context): void => {
   }
   if (!node.isNamed) return
   if (POWERSHELL_SYNTAX.get(node.type) === "inert") {
-    if (node.type === "generic_token" && /[<>]/.test(node.text))
+    if ((node.type === "generic_token" || node.type === "command_name") && /[<>]/.test(node.text))
       // `6>.env` (the information stream) and `x>.env` (PowerShell ends a bare word at `>`)
-      // are redirections the grammar reads as a word.
+      // are redirections the grammar reads as a word; so is `>.env 'x'` read as a command
+      // named `>.env`.
       ctx.out.problems.push(`\`${clip(node.text)}\` holds a redirection the parser read as a word`)
     if (node.type === "generic_token" || node.type === "command_name") {
       const found = hiddenPowerShellExpansion(ctx.source, node.startIndex, node.endIndex)
@@ -142,6 +143,13 @@ const visit = (node: SyntaxNode, ctx: Context): void => {
     case "assignment_expression":
       assignment(node, ctx)
       visitChildren(node, ctx)
+      return
+    case "redirections":
+      // `'x' > .git/config`, `$null > f`, `(Get-Content a) > b`: an expression's output is
+      // redirected as a command's is (about_Redirection). A command of its own with no
+      // words, as bash's `> f`: its redirects are judged.
+      visitChildren(node, ctx)
+      ctx.out.commands.push(expressionRedirects(node, ctx))
       return
     case "variable": {
       if (node.endIndex - node.startIndex >= 17 && /^\$\{?executioncontext\b/i.test(node.text))
@@ -304,6 +312,11 @@ const buildCommand = (node: SyntaxNode, ctx: Context): RawCommand => {
       }
       case "command_elements":
         for (const element of child.namedChildren) {
+          if (element.type === "command_argument_sep" && element.text === ":") {
+            const last = words.at(-1)
+            if (last?.parameter === true) words[words.length - 1] = { ...last, joined: true }
+            continue
+          }
           if (element.type === "command_argument_sep" || element.type === "comment") continue
           if (element.type === "redirection") {
             redirects.push(buildRedirect(element, ctx))
@@ -315,6 +328,19 @@ const buildCommand = (node: SyntaxNode, ctx: Context): RawCommand => {
             continue
           }
           if (element.type === "ERROR") continue
+          const glued =
+            element.type === "generic_token" ? /^(?:[1-6*])?>>?([^>&].*)$/s.exec(element.text) : null
+          if (glued !== null) {
+            // `x >.env`, `x 6>.env`: a redirection the grammar read as a word (noted in
+            // visit); its file is written all the same.
+            redirects.push({
+              operator: element.text.slice(0, element.text.length - glued[1]!.length),
+              descriptor: undefined,
+              target: bareword(glued[1]!, ctx),
+              access: "write"
+            })
+            continue
+          }
           if (element.type === "generic_token" && element.text.includes(",")) {
             // tree-sitter reads `x,.env` as `x` and `,.env`; PowerShell passes the array `x`, `.env`.
             for (const piece of splitArray(element.text)) words.push(bareword(piece, ctx))
@@ -385,6 +411,25 @@ const salvage = (node: SyntaxNode, ctx: Context): RawCommand | undefined => {
   }
 }
 
+// The redirections after an expression (a pipeline element that is not a command).
+const expressionRedirects = (node: SyntaxNode, ctx: Context): RawCommand => {
+  const redirects: Array<RawRedirect> = []
+  const problems: Array<string> = []
+  for (const child of node.namedChildren) {
+    if (child.type === "redirection") redirects.push(buildRedirect(child, ctx))
+    else if (child.type !== "comment")
+      problems.push(`the walk does not model \`${clip(child.text)}\` among redirections`)
+  }
+  const start = node.parent?.namedChildren[0]?.startIndex ?? node.startIndex
+  return {
+    source: ctx.source.slice(start, node.endIndex).trim(),
+    assignments: [],
+    words: [],
+    redirects,
+    problems
+  }
+}
+
 const buildRedirect = (node: SyntaxNode, ctx: Context): RawRedirect => {
   const merging = node.namedChildren.find((c) => c.type === "merging_redirection_operator")
   if (merging)
@@ -392,7 +437,11 @@ const buildRedirect = (node: SyntaxNode, ctx: Context): RawRedirect => {
   const operator = node.namedChildren.find((c) => c.type === "file_redirection_operator")?.text ?? ">"
   const file = node.namedChildren.find((c) => c.type === "redirected_file_name")
   const element = file?.namedChildren.find((c) => c.type !== "command_argument_sep")
-  const target = element ? wordOf(element, ctx) : undefined
+  // PowerShell reads the file name as a bare word (`'x' >.git/config`), which the grammar
+  // may take for an expression (`.git` a member): a name of plain characters is that word.
+  const text = file?.text.replace(/^\s+/, "") ?? ""
+  const plain = element !== undefined && element.type !== "generic_token" && /^[\w./\\:~+-]+$/.test(text)
+  const target = plain ? bareword(text, ctx) : element ? wordOf(element, ctx) : undefined
   // The operator carries its stream number (`2>`, `*>`).
   return { operator, descriptor: undefined, target, access: operator.startsWith("<") ? "read" : "write" }
 }
@@ -455,7 +504,9 @@ export const wordOf = (node: SyntaxNode, ctx: Context): Word => {
     case "simple_name":
       return bareword(node.text, ctx)
     case "command_parameter":
-      return { ...bareword(node.text.replace(/:$/, ""), ctx), parameter: true }
+      return node.text.endsWith(":")
+        ? { ...bareword(node.text.slice(0, -1), ctx), parameter: true, joined: true }
+        : { ...bareword(node.text, ctx), parameter: true }
     case "array_literal_expression": {
       const items = node.namedChildren.filter((c) => c.type !== "command_argument_sep")
       if (items.length === 1) return wordOf(items[0]!, ctx)

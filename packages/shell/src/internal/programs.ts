@@ -71,6 +71,21 @@ export const POWERSHELL_ALIASES: ReadonlyMap<string, string> = new Map([
   ["ipmo", "Import-Module"]
 ])
 
+/**
+ * Per cmdlet (lower-cased), every alias PowerShell has for it: one command whatever name it
+ * is written under, so a rule written for any of them is weighed for all.
+ */
+export const POWERSHELL_ALIASES_OF: ReadonlyMap<string, ReadonlyArray<string>> = (() => {
+  const out = new Map<string, Array<string>>()
+  for (const [alias, cmdlet] of POWERSHELL_ALIASES) {
+    const key = cmdlet.toLowerCase()
+    const list = out.get(key)
+    if (list === undefined) out.set(key, [alias])
+    else list.push(alias)
+  }
+  return out
+})()
+
 /** Canonical spelling of cmdlets the analysis reasons about (keys lower-cased). */
 export const POWERSHELL_CMDLETS: ReadonlyMap<string, string> = new Map(
   [
