@@ -636,6 +636,11 @@ const editPatterns = (analysis: ShellAnalysis.Analysis): { files: Array<string>;
 // `written`: the paths the text writes (`PathSummary.written`).
 const readPatterns = (analysis: ShellAnalysis.Analysis, written: ReadonlySet<string>): Array<string> => {
   const out: Array<string> = []
+  const root = analysis.projectRoot
+  // The root as given and through links (paths are resolved through them), looked up once.
+  let roots: ReadonlyArray<string> | undefined
+  const projectHeld = (directory: string): boolean =>
+    (roots ??= readableDirectory(root)).some((r) => r !== directory && isWithin(directory, r))
   // What each command reads of a directory it is given (see `readsDirectoryContents`).
   let readings: Map<number, "all" | "visible" | undefined> | undefined
   // A long text reads the same folder many times (`git diff` reads the whole repository):
@@ -671,25 +676,38 @@ const readPatterns = (analysis: ShellAnalysis.Analysis, written: ReadonlySet<str
       readings.set(path.command, reads)
     }
     if (reads === undefined) continue
-    const reading = `${reads}\0${name}\0${path.path}`
+    expand(name, path.path, inside, reads)
+    // A folder that holds the project (`..`, `/`) holds it whole: a recursive read of it
+    // reads the project's files too, so it is judged as a read of the project root as well
+    // (`grep -r KEY ..` names `.env`, as `grep -r KEY .` does).
+    if (!inside && path.path !== root && projectHeld(path.path)) {
+      out.push("*")
+      expand(".", root, true, reads)
+    }
+  }
+  return unique(out)
+
+  // Names the entries of `directory` (named `name`) a reading of it reaches, and the
+  // credential places deeper in it.
+  function expand(name: string, directory: string, inside: boolean, reads: "all" | "visible"): void {
+    const reading = `${reads}\0${name}\0${directory}`
     expanded ??= new Set()
-    if (expanded.has(reading)) continue
+    if (expanded.has(reading)) return
     expanded.add(reading)
-    const entries = listDirectory(path.path).filter((e) => reads === "all" || !e.name.startsWith("."))
+    const entries = listDirectory(directory).filter((e) => reads === "all" || !e.name.startsWith("."))
     for (const entry of entries.slice(0, MAX_LISTED)) {
       const child =
         name === "." ? entry.name : inside ? `${name}/${entry.name}` : NodePath.join(name, entry.name)
       out.push(child)
-      if (child.toLowerCase() !== child && foldsHere(NodePath.join(path.path, entry.name)))
+      if (child.toLowerCase() !== child && foldsHere(NodePath.join(directory, entry.name)))
         out.push(child.toLowerCase())
     }
     // Deeper than its entries, the credential places it holds (`.config/git/credentials`
     // under `.config`, `.ssh` under `.`): the read reaches them, so it is judged as theirs.
     const listed = new Set(entries.map((entry) => entry.name))
-    for (const rest of credentialsUnder(name === "." ? "" : name, path.path, reads === "all", listed))
+    for (const rest of credentialsUnder(name === "." ? "" : name, directory, reads === "all", listed))
       out.push(name === "." ? rest : inside ? `${name}/${rest}` : NodePath.join(name, rest))
   }
-  return unique(out)
 }
 
 // What `command` reads of a directory it is given, by the first of its program's names that

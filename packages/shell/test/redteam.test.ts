@@ -1577,4 +1577,21 @@ layer(ShellParser.layer)("red team", (it) => {
     },
     { command: "git status", block: DENY_RM, mode: "yolo", expect: "allow" }
   ])
+
+  // A folder above the project holds the project: reading it recursively reads the project's
+  // files (`grep -R SECRET src ..` printed `../p/.env:SECRET=1`), so the read is judged as a
+  // read of the project root too and `*.env` denies hold.
+  cases("a recursive read of a folder above the project reads the project", [
+    { command: "grep -R SECRET src ..", block: OPEN_READS, expect: "deny" },
+    { command: "grep -r SECRET ../..", block: OPEN_READS, expect: "deny" },
+    { command: "tar cf /tmp/o.tar ..", block: OPEN_READS, expect: "deny" },
+    { command: "cp -r .. build/x", block: OPEN_READS, expect: "deny" },
+    { command: `grep -r SECRET ${NodePath.dirname(project.root)}`, block: OPEN_READS, expect: "deny" },
+    { command: "grep -rn SECRET ../..", cwd: "src", block: OPEN_READS, expect: "deny" },
+    // Ordinary: the project's own folders, a folder beside the project, a listing of the parent.
+    { command: "grep -r TODO src", block: OPEN_READS, expect: "allow" },
+    { command: "grep -r TODO ../outside", block: OPEN_READS, expect: "ask" },
+    { command: "ls ..", block: OPEN_READS, expect: "ask" },
+    { command: "grep TODO ../outside/secret.txt", block: OPEN_READS, expect: "ask" }
+  ])
 })
