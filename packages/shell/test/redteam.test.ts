@@ -1226,7 +1226,11 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "cp -r tpl/claude .github/workflows", block: BUILTIN, expect: "ask" },
     { command: "mkdir -p .husky", block: BUILTIN, expect: "ask" },
     { command: "cp -r tpl/claude build/claude", block: BUILTIN, expect: "allow" },
-    { command: "cp -r tpl/.vscode build", block: BUILTIN, expect: "allow" },
+    { command: "cp -r tpl/claude build", block: BUILTIN, expect: "allow" },
+    // Into build/, tpl/.vscode lands as build/.vscode: a `.vscode` folder written whole, as
+    // `mkdir -p build/.vscode` makes one (both ask).
+    { command: "cp -r tpl/.vscode build", block: BUILTIN, expect: "ask" },
+    { command: "mkdir -p build/.vscode", block: BUILTIN, expect: "ask" },
     { command: "mkdir -p build/.cache", block: BUILTIN, expect: "allow" }
   ])
 
@@ -1593,5 +1597,29 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "grep -r TODO ../outside", block: OPEN_READS, expect: "ask" },
     { command: "ls ..", block: OPEN_READS, expect: "ask" },
     { command: "grep TODO ../outside/secret.txt", block: OPEN_READS, expect: "ask" }
+  ])
+
+  // `cp -r SRC DIR` writes DIR/basename(SRC): with the project folder's name, into the folder
+  // above it, that is the project itself (`cp -r t/p ..` merged a staged `.git/hooks/pre-commit`
+  // and no edit was asked). The landing is judged as a write of the project root.
+  cases("a copy into the folder above the project lands in the project", [
+    { command: "cp -r stage/project ..", block: EDIT_GIT, expect: "deny" },
+    { command: "cp -r stage/project ../", block: EDIT_GIT, expect: "deny" },
+    { command: `cp -r stage/project ${NodePath.dirname(project.root)}/`, block: EDIT_GIT, expect: "deny" },
+    { command: "cp -rt .. stage/project", block: EDIT_GIT, expect: "deny" },
+    { command: "cp -r stage/* ..", block: EDIT_GIT, expect: "deny" },
+    { command: "mv stage/project ..", block: EDIT_GIT, expect: "deny" },
+    { command: "rsync -a stage/project ..", block: EDIT_GIT, expect: "deny" },
+    { command: "rsync -a stage/project ../", block: EDIT_GIT, expect: "deny" },
+    { command: "scp -r stage/project ..", block: EDIT_GIT, expect: "deny" },
+    { command: "install -D -t .. stage/project", block: EDIT_GIT, expect: "deny" },
+    { command: "cp -r stage/project build/../..", block: EDIT_GIT, expect: "deny" },
+    // Ordinary: a copy inside the project, a file copied out, a folder's contents synced out
+    // (rsync's trailing slash: they land in the folder above, not in the project).
+    { command: "cp -r src build", block: EDIT_GIT, expect: "allow" },
+    { command: "rsync -a src build", block: EDIT_GIT, expect: "allow" },
+    { command: "cp notes.txt ..", block: EDIT_GIT, expect: "ask" },
+    { command: "cp -r src ..", block: EDIT_GIT, expect: "ask" },
+    { command: "rsync -a stage/project/ ..", block: EDIT_GIT, expect: "ask" }
   ])
 })

@@ -874,6 +874,28 @@ export const argumentPaths = (
     if (MOVES.has(key) && index === 0) touch(env, command, word, "read", "argument", scope)
     touch(env, command, word, access, "argument", scope)
   })
+  // `rsync -a SRC DEST`, `scp -r SRC DEST`: a source lands inside DEST under its own name
+  // (rsync: unless written with a trailing slash, which copies its contents), and what lands
+  // there is written too: `rsync -a t/p ..` writes `../p`, which may be the project itself.
+  if ((key === "rsync" || key === "scp") && !targetDirectory && operands.length > 1) {
+    const into = operands.at(-1)!
+    for (const source of operands.slice(0, -1)) {
+      if (into.path === undefined || source.path === undefined) continue
+      if (key === "rsync" && (source.path.endsWith("/") || source.path === "." || source.path.endsWith("/.")))
+        continue
+      const name = NodePath.basename(source.path)
+      if (name === "" || name === "." || name === "..") continue
+      const inside = joinAsWritten(into.path, name)
+      touch(
+        env,
+        command,
+        { ...into, value: inside, raw: inside, path: inside, glob: into.glob || source.glob },
+        "write",
+        "argument",
+        scope
+      )
+    }
+  }
   if (follows) followedLinks(env, command)
 }
 
@@ -1041,6 +1063,12 @@ const copyPaths = (
   }
   if (key === "ln" && operands.length === 1 && directory === undefined)
     for (const landing of landings) touch(env, command, landing, "write", "argument", scope)
+  // What lands inside a directory is written too, under its own name (`cp -r t/p ..` writes
+  // `../p`, which may be the project itself: its `.git/hooks` merged, the edit rules unasked).
+  else
+    for (const landing of landings)
+      if (landing.path !== undefined && landing.path !== into?.path)
+        touch(env, command, landing, "write", "argument", scope)
   if (backup)
     for (const ending of backupEndings(env, command, key, control, suffix))
       for (const landing of landings) {
