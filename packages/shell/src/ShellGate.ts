@@ -639,8 +639,10 @@ const readPatterns = (analysis: ShellAnalysis.Analysis, written: ReadonlySet<str
   const root = analysis.projectRoot
   // The root as given and through links (paths are resolved through them), looked up once.
   let roots: ReadonlyArray<string> | undefined
-  const projectHeld = (directory: string): boolean =>
-    (roots ??= readableDirectory(root)).some((r) => r !== directory && isWithin(directory, r))
+  const projectHeld = (directory: string): boolean => {
+    roots ??= readableDirectory(root)
+    return roots.some((r) => r !== directory && isWithin(directory, r))
+  }
   // What each command reads of a directory it is given (see `readsDirectoryContents`).
   let readings: Map<number, "all" | "visible" | undefined> | undefined
   // A long text reads the same folder many times (`git diff` reads the whole repository):
