@@ -1622,4 +1622,42 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "cp -r src ..", block: EDIT_GIT, expect: "ask" },
     { command: "rsync -a stage/project/ ..", block: EDIT_GIT, expect: "ask" }
   ])
+
+  // A text that writes a file and then runs code from the project's files runs what it wrote,
+  // which no rule saw (`bash x.sh` is judged, not the rm inside it): asked, whatever allows it.
+  cases("a file written, then run, in the same text", [
+    { command: "printf 'rm -f notes.txt\\n' > x.sh && bash x.sh", block: DENY_RM, expect: "ask" },
+    {
+      command: `echo '{"scripts":{"x":"rm notes.txt"}}' > package.json && npm run x`,
+      block: USER,
+      expect: "ask"
+    },
+    { command: "printf 'all:\\n\\trm y\\n' > Makefile && make", block: DENY_RM, expect: "ask" },
+    { command: "echo 'import os' > conftest.py; pytest", block: DENY_RM, expect: "ask" },
+    { command: "echo 'rm notes.txt' | tee run.sh && ./run.sh", block: DENY_RM, expect: "ask" },
+    { command: "cat > x.sh <<'EOF'\nrm -f notes.txt\nEOF\nsh x.sh", block: DENY_RM, expect: "ask" },
+    { command: "sh -c 'echo rm notes.txt > x.sh'; bash x.sh", block: DENY_RM, expect: "ask" },
+    { command: "cp notes.txt x.py && python3 x.py", block: DENY_RM, expect: "ask" },
+    { command: `echo "require('fs')" > x.js && node x.js`, block: DENY_RM, expect: "ask" },
+    {
+      command: `echo '{"scripts":{"build":"rm y"}}' > package.json && pnpm build`,
+      block: DENY_RM,
+      expect: "ask"
+    },
+    {
+      command: "printf 'rm y' > ../x.sh && bash ../x.sh",
+      block: { ...DENY_RM, external_directory: "allow" },
+      expect: "ask"
+    },
+    // Ordinary: builds, tests and scripts with nothing written before them, or only output
+    // written after them or by their own redirection, or folders made.
+    { command: "npm run build", block: USER, expect: "allow" },
+    { command: "make", block: DENY_RM, expect: "allow" },
+    { command: "bash scripts/x.sh", block: DENY_RM, expect: "allow" },
+    { command: "mkdir -p dist && npm run build", block: DENY_RM, expect: "allow" },
+    { command: "npm test 2>&1 | tee test.log", block: DENY_RM, expect: "allow" },
+    { command: "timeout 60 npm test > test.log", block: DENY_RM, expect: "allow" },
+    { command: "npm run build && cp -r build dist", block: DENY_RM, expect: "allow" },
+    { command: "echo hi > notes.txt && git status", block: DENY_RM, expect: "allow" }
+  ])
 })
