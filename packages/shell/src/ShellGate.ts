@@ -603,6 +603,8 @@ const isWithinNormal = (directory: string, path: string): boolean =>
 
 const editPatterns = (analysis: ShellAnalysis.Analysis): { files: Array<string>; targets: Array<string> } => {
   const out: Array<string> = []
+  const root = analysis.projectRoot
+  const holdsProject = projectHolder(root)
   // Until a directory's entries are named, the files are the targets: one list is filled.
   let targets: Array<string> | undefined
   for (const path of analysis.paths) {
@@ -613,8 +615,12 @@ const editPatterns = (analysis: ShellAnalysis.Analysis): { files: Array<string>;
       targets?.push(path.path)
       continue
     }
-    if (!path.inside || path.relative === undefined) continue
-    const relative = path.relative === "" ? "." : path.relative
+    // A folder above the project (`..`, `/tmp`) holds it: what is written into it (`rsync -a
+    // t/ ..`, `tar xf p.tar -C ..`, `chmod -R a+w ..`) may land in the project, so it is judged
+    // as a write of the project root too, whose entries the edit rules then judge.
+    const holder = !path.inside && path.isDirectory && holdsProject(path.path)
+    if (!holder && (!path.inside || path.relative === undefined)) continue
+    const relative = holder || path.relative === "" ? "." : path.relative!
     out.push(relative)
     targets?.push(relative)
     if (path.isDirectory) {
@@ -622,7 +628,7 @@ const editPatterns = (analysis: ShellAnalysis.Analysis): { files: Array<string>;
       // A write to a directory (rm -r, mv, chmod -R) reaches what is inside it: name the
       // entries too, so `".git/*": "deny"` holds for `rm -rf .`.
       out.push(relative === "." ? "*" : `${relative}/*`)
-      for (const entry of listDirectory(path.path).slice(0, MAX_LISTED)) {
+      for (const entry of listDirectory(holder ? root : path.path).slice(0, MAX_LISTED)) {
         const child = relative === "." ? entry.name : `${relative}/${entry.name}`
         out.push(child)
         if (entry.directory) out.push(`${child}/*`)
@@ -633,16 +639,21 @@ const editPatterns = (analysis: ShellAnalysis.Analysis): { files: Array<string>;
   return { files, targets: targets === undefined ? files : unique(targets) }
 }
 
+// Whether a directory holds the project `root` (and is not the root itself): as given and
+// through links (paths are resolved through them), looked up once.
+const projectHolder = (root: string): ((directory: string) => boolean) => {
+  let roots: ReadonlyArray<string> | undefined
+  return (directory) => {
+    roots ??= readableDirectory(root)
+    return roots.some((r) => r !== directory && isWithin(directory, r))
+  }
+}
+
 // `written`: the paths the text writes (`PathSummary.written`).
 const readPatterns = (analysis: ShellAnalysis.Analysis, written: ReadonlySet<string>): Array<string> => {
   const out: Array<string> = []
   const root = analysis.projectRoot
-  // The root as given and through links (paths are resolved through them), looked up once.
-  let roots: ReadonlyArray<string> | undefined
-  const projectHeld = (directory: string): boolean => {
-    roots ??= readableDirectory(root)
-    return roots.some((r) => r !== directory && isWithin(directory, r))
-  }
+  const projectHeld = projectHolder(root)
   // What each command reads of a directory it is given (see `readsDirectoryContents`).
   let readings: Map<number, "all" | "visible" | undefined> | undefined
   // A long text reads the same folder many times (`git diff` reads the whole repository):

@@ -1614,13 +1614,26 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "scp -r stage/project ..", block: EDIT_GIT, expect: "deny" },
     { command: "install -D -t .. stage/project", block: EDIT_GIT, expect: "deny" },
     { command: "cp -r stage/project build/../..", block: EDIT_GIT, expect: "deny" },
-    // Ordinary: a copy inside the project, a file copied out, a folder's contents synced out
-    // (rsync's trailing slash: they land in the folder above, not in the project).
+    // What a folder's contents, an archive or a recursive change put into the folder above the
+    // project is not known here (it may hold a `project/`): judged as a write of the project.
+    { command: "rsync -a stage/ ..", block: EDIT_GIT, expect: "deny" },
+    { command: "rsync -a stage/project/ ..", block: EDIT_GIT, expect: "deny" },
+    { command: "cp -r stage/. ..", block: EDIT_GIT, expect: "deny" },
+    { command: "tar xf p.tar -C ..", block: EDIT_GIT, expect: "deny" },
+    { command: "unzip p.zip -d ..", block: EDIT_GIT, expect: "deny" },
+    // Ordinary: a copy inside the project, a file or folder copied out of it (what lands is
+    // named, not the folder above), an archive unpacked inside.
     { command: "cp -r src build", block: EDIT_GIT, expect: "allow" },
     { command: "rsync -a src build", block: EDIT_GIT, expect: "allow" },
     { command: "cp notes.txt ..", block: EDIT_GIT, expect: "ask" },
-    { command: "cp -r src ..", block: EDIT_GIT, expect: "ask" },
-    { command: "rsync -a stage/project/ ..", block: EDIT_GIT, expect: "ask" }
+    { command: "cp notes.txt ..", block: { ...EDIT_GIT, external_directory: "allow" }, expect: "allow" },
+    { command: "cp -r src ..", block: { ...EDIT_GIT, external_directory: "allow" }, expect: "allow" },
+    {
+      command: "rsync -a src ../outside",
+      block: { ...EDIT_GIT, external_directory: "allow" },
+      expect: "allow"
+    },
+    { command: "tar xf p.tar -C build", block: EDIT_GIT, expect: "allow" }
   ])
 
   // A text that writes a file and then runs code from the project's files runs what it wrote,

@@ -1031,10 +1031,21 @@ const copyPaths = (
     }
   }
   if (directory !== undefined) touch(env, command, directory, "write", "argument", scope)
+  // A last operand that is a directory now (and no -T) is not replaced: what lands in it is
+  // written (below), not the directory itself (`cp notes.txt ..` writes `../notes.txt`, not
+  // the folder that holds the project).
+  const intoDirectory = (word: Word): boolean =>
+    !noDirectory &&
+    word.isStatic &&
+    !word.glob &&
+    word.path !== undefined &&
+    word.path !== "" &&
+    scope.cwds.every((cwd) => env.resolver.resolve(resolveFrom(cwd, word.path!)).directory)
   operands.forEach((word, index) => {
     const last = directory === undefined && index === operands.length - 1 && operands.length > 1
     // mv removes its sources and also reads them: their content moves to a name no rule may protect.
     if (key === "mv" && !last) touch(env, command, word, "read", "argument", scope)
+    if (last && operands.length === 2 && intoDirectory(word)) return
     touch(env, command, word, key === "mv" || last ? "write" : "read", "argument", scope)
   })
   // Where each source lands (and a backup is made): inside the -t directory; the last of two
