@@ -1662,6 +1662,10 @@ layer(ShellParser.layer)("red team", (it) => {
       block: { ...DENY_RM, external_directory: "allow" },
       expect: "ask"
     },
+    // In a loop, what is written after a command runs before its next turn.
+    { command: "for i in 1 2; do bash x.sh; echo 'rm y' > x.sh; done", block: DENY_RM, expect: "ask" },
+    { command: "while true; do make; cp notes.txt Makefile; done", block: DENY_RM, expect: "ask" },
+    { command: "{ echo 'rm notes.txt'; } > x.sh; bash x.sh", block: DENY_RM, expect: "ask" },
     // Ordinary: builds, tests and scripts with nothing written before them, or only output
     // written after them or by their own redirection, or folders made.
     { command: "npm run build", block: USER, expect: "allow" },
@@ -1671,6 +1675,8 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "npm test 2>&1 | tee test.log", block: DENY_RM, expect: "allow" },
     { command: "timeout 60 npm test > test.log", block: DENY_RM, expect: "allow" },
     { command: "npm run build && cp -r build dist", block: DENY_RM, expect: "allow" },
-    { command: "echo hi > notes.txt && git status", block: DENY_RM, expect: "allow" }
+    { command: "echo hi > notes.txt && git status", block: DENY_RM, expect: "allow" },
+    { command: "for f in a b; do npm test; done > test.log", block: DENY_RM, expect: "allow" },
+    { command: "while true; do make; done; cp notes.txt Makefile", block: DENY_RM, expect: "allow" }
   ])
 })

@@ -160,6 +160,16 @@ const writtenThenRun = (env: Env): void => {
     for (let hops = 0; at.parent !== undefined && hops < 64; hops++) at = env.commands[at.parent] ?? at
     return at.index
   }
+  // In a loop (or run by a command in one), a command runs again after the later ones of the loop.
+  const repeated = (c: MutableCommand): boolean => {
+    let at = c
+    for (let hops = 0; hops < 64; hops++) {
+      if (at.repeated === true) return true
+      if (at.parent === undefined) return false
+      at = env.commands[at.parent] ?? at
+    }
+    return true
+  }
   const ancestor = (older: number, c: MutableCommand): boolean => {
     let at = c
     for (let hops = 0; at.parent !== undefined && hops < 64; hops++) {
@@ -175,11 +185,14 @@ const writtenThenRun = (env: Env): void => {
     )
     if (!runsFiles(c, reads.length > 0)) continue
     const here = top(c)
+    const again = repeated(c)
     const written = writes.find((p) => {
       const writer = env.commands[p.command!]!
       if (writer.index === c.index || ancestor(writer.index, c)) return false
       const there = top(writer)
-      if (there > here || (there === here && writer.index > c.index)) return false
+      // Written after it: only inside a loop too (the loop's own redirection is opened before).
+      if ((there > here || (there === here && writer.index > c.index)) && !(again && repeated(writer)))
+        return false
       return p.inside || reads.some((r) => r.path === p.path)
     })
     if (written === undefined) continue
@@ -253,6 +266,7 @@ const interpretRaw = (
   }
   if (parent !== undefined) command.parent = parent
   if (via !== undefined) command.via = via
+  if (raw.repeated === true) command.repeated = true
   env.commands.push(command)
   if (words.problem) commandNote(command, "unmodelled", words.problem)
   for (const assignment of raw.assignments) checkAssignment(env, command, assignment, raw.assignments, scope)
