@@ -1662,6 +1662,9 @@ layer(ShellParser.layer)("red team", (it) => {
       block: { ...DENY_RM, external_directory: "allow" },
       expect: "ask"
     },
+    { command: "echo 'export default {}' > vite.config.ts && vite build", block: DENY_RM, expect: "ask" },
+    { command: "echo x > conftest.py && python -m pytest", block: DENY_RM, expect: "ask" },
+    { command: "echo x > Makefile && bash -c make", block: DENY_RM, expect: "ask" },
     // In a loop, what is written after a command runs before its next turn.
     { command: "for i in 1 2; do bash x.sh; echo 'rm y' > x.sh; done", block: DENY_RM, expect: "ask" },
     { command: "while true; do make; cp notes.txt Makefile; done", block: DENY_RM, expect: "ask" },
@@ -1677,6 +1680,7 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "npm run build && cp -r build dist", block: DENY_RM, expect: "allow" },
     { command: "echo hi > notes.txt && git status", block: DENY_RM, expect: "allow" },
     { command: "for f in a b; do npm test; done > test.log", block: DENY_RM, expect: "allow" },
-    { command: "while true; do make; done; cp notes.txt Makefile", block: DENY_RM, expect: "allow" }
+    { command: "while true; do make; done; cp notes.txt Makefile", block: DENY_RM, expect: "allow" },
+    { command: "vite build", block: DENY_RM, expect: "allow" }
   ])
 })
