@@ -1633,7 +1633,19 @@ layer(ShellParser.layer)("red team", (it) => {
       block: { ...EDIT_GIT, external_directory: "allow" },
       expect: "allow"
     },
-    { command: "tar xf p.tar -C build", block: EDIT_GIT, expect: "allow" }
+    { command: "tar xf p.tar -C build", block: EDIT_GIT, expect: "allow" },
+    // A directory inside the project is still written as named, with what lands in it.
+    {
+      command: "cp notes.txt .git",
+      block: { bash: { "*": "allow" }, edit: { "*": "allow", ".git": "deny" } },
+      expect: "deny"
+    },
+    {
+      command: "mv notes.txt .git",
+      block: { bash: { "*": "allow" }, edit: { "*": "allow", ".git": "deny" } },
+      expect: "deny"
+    },
+    { command: "cp notes.txt .git", block: EDIT_GIT, expect: "deny" }
   ])
 
   // A text that writes a file and then runs code from the project's files runs what it wrote,

@@ -1031,16 +1031,20 @@ const copyPaths = (
     }
   }
   if (directory !== undefined) touch(env, command, directory, "write", "argument", scope)
-  // A last operand that is a directory now (and no -T) is not replaced: what lands in it is
-  // written (below), not the directory itself (`cp notes.txt ..` writes `../notes.txt`, not
-  // the folder that holds the project).
+  // A last operand that is now a folder holding the project (`..`; and no -T) is not
+  // replaced: what lands in it is written (below), not the folder itself, which would be
+  // judged as a write of the whole project (`cp notes.txt ..` writes `../notes.txt`). Any
+  // other directory is still written as named (a `.git` deny holds for `cp x .git`).
   const intoDirectory = (word: Word): boolean =>
     !noDirectory &&
     word.isStatic &&
     !word.glob &&
     word.path !== undefined &&
     word.path !== "" &&
-    scope.cwds.every((cwd) => env.resolver.resolve(resolveFrom(cwd, word.path!)).directory)
+    scope.cwds.every((cwd) => {
+      const found = env.resolver.resolve(resolveFrom(cwd, word.path!))
+      return found.directory && holdsRoot(env, found.real)
+    })
   operands.forEach((word, index) => {
     const last = directory === undefined && index === operands.length - 1 && operands.length > 1
     // mv removes its sources and also reads them: their content moves to a name no rule may protect.
@@ -1103,6 +1107,16 @@ const copyPaths = (
       }
   const values = words.map((w) => w.value)
   if (Programs.LINK_FOLLOWERS.has(key) && Programs.followsLinks(key, values)) followedLinks(env, command)
+}
+
+// Whether `directory` (absolute, through links) holds the project root and is not it.
+const holdsRoot = (env: Env, directory: string): boolean => {
+  const prefix = directory.endsWith(NodePath.sep) ? directory : directory + NodePath.sep
+  let real = env.resolver.root
+  try {
+    real = fs.realpathSync(env.resolver.root)
+  } catch {}
+  return [env.resolver.root, real].some((root) => root !== directory && root.startsWith(prefix))
 }
 
 // The endings a backup's name may get: the simple suffix (`-S`, else $SIMPLE_BACKUP_SUFFIX,
