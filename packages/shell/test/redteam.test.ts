@@ -1677,6 +1677,13 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "echo 'export default {}' > vite.config.ts && vite build", block: DENY_RM, expect: "ask" },
     { command: "echo x > conftest.py && python -m pytest", block: DENY_RM, expect: "ask" },
     { command: "echo x > Makefile && bash -c make", block: DENY_RM, expect: "ask" },
+    // Through git's objects: a blob made from the text, checked out as the Makefile.
+    {
+      command:
+        "printf 'all:\\n\\trm y\\n' | git hash-object -w --stdin && git update-index --cacheinfo 100644,0123456789abcdef0123456789abcdef01234567,Makefile && git checkout -- Makefile && make",
+      block: DENY_RM,
+      expect: "ask"
+    },
     // In a loop, what is written after a command runs before its next turn.
     { command: "for i in 1 2; do bash x.sh; echo 'rm y' > x.sh; done", block: DENY_RM, expect: "ask" },
     { command: "while true; do make; cp notes.txt Makefile; done", block: DENY_RM, expect: "ask" },
@@ -1693,6 +1700,8 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "echo hi > notes.txt && git status", block: DENY_RM, expect: "allow" },
     { command: "for f in a b; do npm test; done > test.log", block: DENY_RM, expect: "allow" },
     { command: "while true; do make; done; cp notes.txt Makefile", block: DENY_RM, expect: "allow" },
-    { command: "vite build", block: DENY_RM, expect: "allow" }
+    { command: "vite build", block: DENY_RM, expect: "allow" },
+    { command: "git checkout main && make", block: DENY_RM, expect: "allow" },
+    { command: "git stash pop && npm test", block: DENY_RM, expect: "allow" }
   ])
 })

@@ -88,6 +88,24 @@ export const finish = (
   return env.commands
 }
 
+// git subcommands that put content of the text into the repository or the work tree: a
+// blob made from its input (`git hash-object -w --stdin`), an index entry naming one, a patch
+// applied. A later checkout of a committed file brings back what the project already had.
+const GIT_CONTENT_WRITES: ReadonlySet<string> = new Set([
+  "hash-object",
+  "update-index",
+  "fast-import",
+  "unpack-objects",
+  "mktree",
+  "commit-tree",
+  "mktag",
+  "read-tree",
+  "checkout-index",
+  "apply",
+  "am",
+  "bundle"
+])
+
 // Programs whose writes put no content in a file: making or removing one, its times, its mode.
 const WRITES_NO_CONTENT: ReadonlySet<string> = new Set([
   "mkdir",
@@ -186,6 +204,25 @@ const RUNS_PROJECT_FILES: ReadonlySet<string> = new Set([
 // in the order their top-level commands are written (a payload with the command that runs it).
 const writtenThenRun = (env: Env): void => {
   let writes: Array<PathAccess> | undefined
+  // git commands that put the text's content into the repository (`git hash-object -w`, `git
+  // apply`): their files are not named, so the work tree stands for them.
+  for (const c of env.commands) {
+    if (programKey(c.argv[0] ?? "") !== "git") continue
+    if (!GIT_CONTENT_WRITES.has(Programs.gitSubcommand(c.canonical ?? c.argv) ?? "")) continue
+    writes ??= []
+    writes.push({
+      text: ".",
+      path: env.resolver.root,
+      access: "write",
+      via: "argument",
+      inside: true,
+      directory: env.resolver.root,
+      relative: "",
+      isDirectory: true,
+      exists: true,
+      command: c.index
+    })
+  }
   for (const p of env.paths) {
     if (p.access !== "write" || p.command === undefined) continue
     const writer = env.commands[p.command]
