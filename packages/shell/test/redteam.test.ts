@@ -1621,6 +1621,13 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "cp -r stage/. ..", block: EDIT_GIT, expect: "deny" },
     { command: "tar xf p.tar -C ..", block: EDIT_GIT, expect: "deny" },
     { command: "unzip p.zip -d ..", block: EDIT_GIT, expect: "deny" },
+    {
+      command: "Copy-Item -Recurse stage/project -Destination ..",
+      dialect: ps,
+      block: EDIT_GIT,
+      expect: "deny"
+    },
+    { command: "Move-Item stage/project ..", dialect: ps, block: EDIT_GIT, expect: "deny" },
     // Ordinary: a copy inside the project, a file or folder copied out of it (what lands is
     // named, not the folder above), an archive unpacked inside.
     { command: "cp -r src build", block: EDIT_GIT, expect: "allow" },
