@@ -6,11 +6,13 @@
  *
  * - `external_directory`: `<dir>/*` for every directory outside the project a path touches.
  * - `edit`: files the command writes inside the project, project-relative, so an `edit`
- *   rule such as `".git/*": "deny"` holds for shell writes too.
+ *   rule such as `".git/*": "deny"` holds for shell writes too. A write into a folder that
+ *   holds the project (`tar xf p.tar -C ..`) is also a write of the project root.
  * - `read`: existing files and directories the command reads, project-relative inside the project
  *   (absolute outside), as the `read` tool names them: `"read": { "*.env": "ask" }` holds
  *   for `cat .env` too. A directory is also named with `/*`, and with its entries when the
- *   program reads the files under it (`grep -r KEY .` names `.env`).
+ *   program reads the files under it (`grep -r KEY .` names `.env`); such a read of a folder
+ *   that holds the project (`grep -r KEY ..`) names the project root's entries too.
  * - `bash`: every simple command (wrapped and payload commands included) by its text, and
  *   also without its assignments, by the base name of a program given as a path, and by the
  *   cmdlet a PowerShell alias runs. A text with no simple command is judged whole.
