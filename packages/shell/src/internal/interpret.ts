@@ -255,11 +255,18 @@ const writtenThenRun = (env: Env): void => {
     }
     return false
   }
+  // The files each command is given, gathered in one pass (a long text has thousands of paths).
+  const given = new Map<number, Array<PathAccess>>()
+  for (const p of env.paths) {
+    if (p.access !== "read" || p.via !== "argument" || p.command === undefined) continue
+    const list = given.get(p.command)
+    if (list === undefined) given.set(p.command, [p])
+    else list.push(p)
+  }
+  const none: Array<PathAccess> = []
   for (const c of env.commands) {
     if (c.argv.length === 0 || c.changesDirectory) continue
-    const reads = env.paths.filter(
-      (p) => p.command === c.index && p.access === "read" && p.via === "argument"
-    )
+    const reads = given.get(c.index) ?? none
     if (!runsFiles(c, reads.length > 0)) continue
     const here = top(c)
     const again = repeated(c)
