@@ -1684,6 +1684,16 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "echo 'export default {}' > vite.config.ts && vite build", block: DENY_RM, expect: "ask" },
     { command: "echo x > conftest.py && python -m pytest", block: DENY_RM, expect: "ask" },
     { command: "echo x > Makefile && bash -c make", block: DENY_RM, expect: "ask" },
+    {
+      command: "printf 'all:\\n\\trm y\\n' > ../outside/Makefile && make -C ../outside",
+      block: { ...DENY_RM, external_directory: "allow" },
+      expect: "ask"
+    },
+    {
+      command: "printf 'all:\\n\\trm y\\n' > ../outside/mk && make -f ../outside/mk",
+      block: { ...DENY_RM, external_directory: "allow" },
+      expect: "ask"
+    },
     // Through git's objects: a blob made from the text, checked out as the Makefile.
     {
       command:
@@ -1709,6 +1719,11 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "while true; do make; done; cp notes.txt Makefile", block: DENY_RM, expect: "allow" },
     { command: "vite build", block: DENY_RM, expect: "allow" },
     { command: "git checkout main && make", block: DENY_RM, expect: "allow" },
-    { command: "git stash pop && npm test", block: DENY_RM, expect: "allow" }
+    { command: "git stash pop && npm test", block: DENY_RM, expect: "allow" },
+    {
+      command: "make -C ../outside > ../outside/build.log",
+      block: { ...DENY_RM, external_directory: "allow" },
+      expect: "allow"
+    }
   ])
 })

@@ -258,7 +258,7 @@ const writtenThenRun = (env: Env): void => {
   // The files each command is given, gathered in one pass (a long text has thousands of paths).
   const given = new Map<number, Array<PathAccess>>()
   for (const p of env.paths) {
-    if (p.access !== "read" || p.via !== "argument" || p.command === undefined) continue
+    if (p.access !== "read" || p.via === "redirect" || p.command === undefined) continue
     const list = given.get(p.command)
     if (list === undefined) given.set(p.command, [p])
     else list.push(p)
@@ -267,7 +267,13 @@ const writtenThenRun = (env: Env): void => {
   for (const c of env.commands) {
     if (c.argv.length === 0 || c.changesDirectory) continue
     const reads = given.get(c.index) ?? none
-    if (!runsFiles(c, reads.length > 0)) continue
+    if (
+      !runsFiles(
+        c,
+        reads.some((r) => r.via === "argument")
+      )
+    )
+      continue
     const here = top(c)
     const again = repeated(c)
     const written = writes.find((p) => {
@@ -277,7 +283,13 @@ const writtenThenRun = (env: Env): void => {
       // Written after it: only inside a loop too (the loop's own redirection is opened before).
       if ((there > here || (there === here && writer.index > c.index)) && !(again && repeated(writer)))
         return false
-      return p.inside || reads.some((r) => r.path === p.path)
+      // Outside the project: the file it is given, or one under a folder it is given (`make -C
+      // /tmp/x`), or a word of it names the file as written (`make -f/tmp/mk`, not followed as a path).
+      return (
+        p.inside ||
+        reads.some((r) => r.path === p.path || p.path.startsWith(`${r.path}/`)) ||
+        (p.text !== "" && c.argv.some((word, i) => i > 0 && word.endsWith(p.text)))
+      )
     })
     if (written === undefined) continue
     commandNote(
