@@ -1694,6 +1694,14 @@ layer(ShellParser.layer)("red team", (it) => {
       block: { ...DENY_RM, external_directory: "allow" },
       expect: "ask"
     },
+    // The package manager edits the manifest itself, and that edit is judged as one.
+    { command: "npm pkg set scripts.x='rm notes.txt' && npm run x", block: DENY_RM, expect: "ask" },
+    { command: "npm set-script x 'rm notes.txt' && npm run x", block: DENY_RM, expect: "ask" },
+    {
+      command: "npm pkg set scripts.x='rm notes.txt'",
+      block: { bash: { "*": "allow" }, edit: { "*": "allow", "package.json": "deny" } },
+      expect: "deny"
+    },
     // Through git's objects: a blob made from the text, checked out as the Makefile.
     {
       command:
@@ -1720,6 +1728,7 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "vite build", block: DENY_RM, expect: "allow" },
     { command: "git checkout main && make", block: DENY_RM, expect: "allow" },
     { command: "git stash pop && npm test", block: DENY_RM, expect: "allow" },
+    { command: "npm pkg get scripts && npm run build", block: DENY_RM, expect: "allow" },
     {
       command: "make -C ../outside > ../outside/build.log",
       block: { ...DENY_RM, external_directory: "allow" },

@@ -817,6 +817,10 @@ export const argumentPaths = (
     operands.push(word)
   }
   if (patternOptions !== undefined && !patternGiven) operands.shift()
+  // `npm pkg set scripts.x=…`, `npm set-script x …`: the package manager edits the manifest
+  // (whose scripts a later `npm run x` runs), here or the nearest one above.
+  if ((key === "npm" || key === "pnpm" || key === "yarn" || key === "bun") && editsManifest(operands))
+    touch(env, command, staticWord("package.json"), "write", "argument", scope)
   if (key === "git" || key === "npm" || key === "pnpm" || key === "yarn" || key === "cargo" || key === "go") {
     // Subcommand words are not files.
     operands.shift()
@@ -897,6 +901,13 @@ export const argumentPaths = (
     }
   }
   if (follows) followedLinks(env, command)
+}
+
+// Whether a package manager's operands edit its manifest: `pkg set|delete|fix`, `set-script`.
+const editsManifest = (operands: ReadonlyArray<Word>): boolean => {
+  const sub = operands[0]?.value
+  if (sub === "set-script") return true
+  return sub === "pkg" && /^(set|delete|fix)$/.test(operands[1]?.value ?? "")
 }
 
 // `git add` reads (and stages, for later commands to print) every file under a directory it
