@@ -6,11 +6,13 @@
  *
  * - `external_directory`: `<dir>/*` for every directory outside the project a path touches.
  * - `edit`: files the command writes inside the project, project-relative, so an `edit`
- *   rule such as `".git/*": "deny"` holds for shell writes too.
+ *   rule such as `".git/*": "deny"` holds for shell writes too. A write into a folder that
+ *   holds the project (`tar xf p.tar -C ..`) is also a write of the project root.
  * - `read`: existing files and directories the command reads, project-relative inside the project
  *   (absolute outside), as the `read` tool names them: `"read": { "*.env": "ask" }` holds
  *   for `cat .env` too. A directory is also named with `/*`, and with its entries when the
- *   program reads the files under it (`grep -r KEY .` names `.env`).
+ *   program reads the files under it (`grep -r KEY .` names `.env`); such a read of a folder
+ *   that holds the project (`grep -r KEY ..`) names the project root's entries too.
  * - `bash`: every simple command (wrapped and payload commands included) by its text, and
  *   also without its assignments, by the base name of a program given as a path, and by the
  *   cmdlet a PowerShell alias runs. A text with no simple command is judged whole.
@@ -628,6 +630,8 @@ const isWithinNormal = (directory: string, path: string): boolean =>
 
 const editPatterns = (analysis: ShellAnalysis.Analysis): { files: Array<string>; targets: Array<string> } => {
   const out: Array<string> = []
+  const root = analysis.projectRoot
+  const holdsProject = projectHolder(root)
   // Until a directory's entries are named, the files are the targets: one list is filled.
   let targets: Array<string> | undefined
   for (const path of analysis.paths) {
@@ -638,8 +642,12 @@ const editPatterns = (analysis: ShellAnalysis.Analysis): { files: Array<string>;
       targets?.push(path.path)
       continue
     }
-    if (!path.inside || path.relative === undefined) continue
-    const relative = path.relative === "" ? "." : path.relative
+    // A folder above the project (`..`, `/tmp`) holds it: what is written into it (`rsync -a
+    // t/ ..`, `tar xf p.tar -C ..`, `chmod -R a+w ..`) may land in the project, so it is judged
+    // as a write of the project root too, whose entries the edit rules then judge.
+    const holder = !path.inside && path.isDirectory && holdsProject(path.path)
+    if (!holder && (!path.inside || path.relative === undefined)) continue
+    const relative = holder || path.relative === "" ? "." : path.relative!
     out.push(relative)
     targets?.push(relative)
     if (path.isDirectory) {
@@ -647,7 +655,7 @@ const editPatterns = (analysis: ShellAnalysis.Analysis): { files: Array<string>;
       // A write to a directory (rm -r, mv, chmod -R) reaches what is inside it: name the
       // entries too, so `".git/*": "deny"` holds for `rm -rf .`.
       out.push(relative === "." ? "*" : `${relative}/*`)
-      for (const entry of listDirectory(path.path).slice(0, MAX_LISTED)) {
+      for (const entry of listDirectory(holder ? root : path.path).slice(0, MAX_LISTED)) {
         const child = relative === "." ? entry.name : `${relative}/${entry.name}`
         out.push(child)
         if (entry.directory) out.push(`${child}/*`)
@@ -658,9 +666,21 @@ const editPatterns = (analysis: ShellAnalysis.Analysis): { files: Array<string>;
   return { files, targets: targets === undefined ? files : unique(targets) }
 }
 
+// Whether a directory holds the project `root` (and is not the root itself): as given and
+// through links (paths are resolved through them), looked up once.
+const projectHolder = (root: string): ((directory: string) => boolean) => {
+  let roots: ReadonlyArray<string> | undefined
+  return (directory) => {
+    roots ??= readableDirectory(root)
+    return roots.some((r) => r !== directory && isWithin(directory, r))
+  }
+}
+
 // `written`: the paths the text writes (`PathSummary.written`).
 const readPatterns = (analysis: ShellAnalysis.Analysis, written: ReadonlySet<string>): Array<string> => {
   const out: Array<string> = []
+  const root = analysis.projectRoot
+  const projectHeld = projectHolder(root)
   // What each command reads of a directory it is given (see `readsDirectoryContents`).
   let readings: Map<number, "all" | "visible" | undefined> | undefined
   // A long text reads the same folder many times (`git diff` reads the whole repository):
@@ -696,25 +716,38 @@ const readPatterns = (analysis: ShellAnalysis.Analysis, written: ReadonlySet<str
       readings.set(path.command, reads)
     }
     if (reads === undefined) continue
-    const reading = `${reads}\0${name}\0${path.path}`
+    expand(name, path.path, inside, reads)
+    // A folder that holds the project (`..`, `/`) holds it whole: a recursive read of it
+    // reads the project's files too, so it is judged as a read of the project root as well
+    // (`grep -r KEY ..` names `.env`, as `grep -r KEY .` does).
+    if (!inside && path.path !== root && projectHeld(path.path)) {
+      out.push("*")
+      expand(".", root, true, reads)
+    }
+  }
+  return unique(out)
+
+  // Names the entries of `directory` (named `name`) a reading of it reaches, and the
+  // credential places deeper in it.
+  function expand(name: string, directory: string, inside: boolean, reads: "all" | "visible"): void {
+    const reading = `${reads}\0${name}\0${directory}`
     expanded ??= new Set()
-    if (expanded.has(reading)) continue
+    if (expanded.has(reading)) return
     expanded.add(reading)
-    const entries = listDirectory(path.path).filter((e) => reads === "all" || !e.name.startsWith("."))
+    const entries = listDirectory(directory).filter((e) => reads === "all" || !e.name.startsWith("."))
     for (const entry of entries.slice(0, MAX_LISTED)) {
       const child =
         name === "." ? entry.name : inside ? `${name}/${entry.name}` : NodePath.join(name, entry.name)
       out.push(child)
-      if (child.toLowerCase() !== child && foldsHere(NodePath.join(path.path, entry.name)))
+      if (child.toLowerCase() !== child && foldsHere(NodePath.join(directory, entry.name)))
         out.push(child.toLowerCase())
     }
     // Deeper than its entries, the credential places it holds (`.config/git/credentials`
     // under `.config`, `.ssh` under `.`): the read reaches them, so it is judged as theirs.
     const listed = new Set(entries.map((entry) => entry.name))
-    for (const rest of credentialsUnder(name === "." ? "" : name, path.path, reads === "all", listed))
+    for (const rest of credentialsUnder(name === "." ? "" : name, directory, reads === "all", listed))
       out.push(name === "." ? rest : inside ? `${name}/${rest}` : NodePath.join(name, rest))
   }
-  return unique(out)
 }
 
 // What `command` reads of a directory it is given, by the first of its program's names that

@@ -405,6 +405,7 @@ layer(ShellParser.layer)("the built-in defaults", (it) => {
             assert.strictEqual((yield* judge(command)).decision, "allow", command)
           assert.strictEqual((yield* judge("install -b README.md build/x", { block: own })).decision, "allow")
           // numbered backups: `target.~N~`, the suffix then unused; `build/x` may be a directory
+          // (then the copy lands in it, `build/x/README.md`, and that is written too)
           const written = (command: string) =>
             ShellAnalysis.analyze(command, {
               cwd: project.root,
@@ -421,11 +422,13 @@ layer(ShellParser.layer)("the built-in defaults", (it) => {
           assert.deepStrictEqual(yield* written("cp --backup=t -S .json README.md build/x"), [
             "build/x",
             "build/x.~1~",
+            "build/x/README.md",
             "build/x/README.md.~1~"
           ])
           assert.deepStrictEqual(yield* written("cp -b README.md build/x"), [
             "build/x",
             "build/x.~1~",
+            "build/x/README.md",
             "build/x/README.md.~1~",
             "build/x/README.md~",
             "build/x~"

@@ -1248,7 +1248,11 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "cp -r tpl/claude .github/workflows", block: BUILTIN, expect: "ask" },
     { command: "mkdir -p .husky", block: BUILTIN, expect: "ask" },
     { command: "cp -r tpl/claude build/claude", block: BUILTIN, expect: "allow" },
-    { command: "cp -r tpl/.vscode build", block: BUILTIN, expect: "allow" },
+    { command: "cp -r tpl/claude build", block: BUILTIN, expect: "allow" },
+    // Into build/, tpl/.vscode lands as build/.vscode: a `.vscode` folder written whole, as
+    // `mkdir -p build/.vscode` makes one (both ask).
+    { command: "cp -r tpl/.vscode build", block: BUILTIN, expect: "ask" },
+    { command: "mkdir -p build/.vscode", block: BUILTIN, expect: "ask" },
     { command: "mkdir -p build/.cache", block: BUILTIN, expect: "allow" }
   ])
 
@@ -1997,5 +2001,159 @@ layer(ShellParser.layer)("red team", (it) => {
     },
     { command: "New-Item -ItemType Directory -Path src/x", dialect: ps, block: EDIT_GIT, expect: "allow" },
     { command: "Get-ChildItem src", dialect: ps, block: EDIT_GIT, expect: "allow" }
+  ])
+
+  // A folder above the project holds the project: reading it recursively reads the project's
+  // files (`grep -R SECRET src ..` printed `../p/.env:SECRET=1`), so the read is judged as a
+  // read of the project root too and `*.env` denies hold.
+  cases("a recursive read of a folder above the project reads the project", [
+    { command: "grep -R SECRET src ..", block: OPEN_READS, expect: "deny" },
+    { command: "grep -r SECRET ../..", block: OPEN_READS, expect: "deny" },
+    { command: "tar cf /tmp/o.tar ..", block: OPEN_READS, expect: "deny" },
+    { command: "cp -r .. build/x", block: OPEN_READS, expect: "deny" },
+    { command: `grep -r SECRET ${NodePath.dirname(project.root)}`, block: OPEN_READS, expect: "deny" },
+    { command: "grep -rn SECRET ../..", cwd: "src", block: OPEN_READS, expect: "deny" },
+    // Ordinary: the project's own folders, a folder beside the project, a listing of the parent.
+    { command: "grep -r TODO src", block: OPEN_READS, expect: "allow" },
+    { command: "grep -r TODO ../outside", block: OPEN_READS, expect: "ask" },
+    { command: "ls ..", block: OPEN_READS, expect: "ask" },
+    { command: "grep TODO ../outside/secret.txt", block: OPEN_READS, expect: "ask" }
+  ])
+
+  // `cp -r SRC DIR` writes DIR/basename(SRC): with the project folder's name, into the folder
+  // above it, that is the project itself (`cp -r t/p ..` merged a staged `.git/hooks/pre-commit`
+  // and no edit was asked). The landing is judged as a write of the project root.
+  cases("a copy into the folder above the project lands in the project", [
+    { command: "cp -r stage/project ..", block: EDIT_GIT, expect: "deny" },
+    { command: "cp -r stage/project ../", block: EDIT_GIT, expect: "deny" },
+    { command: `cp -r stage/project ${NodePath.dirname(project.root)}/`, block: EDIT_GIT, expect: "deny" },
+    { command: "cp -rt .. stage/project", block: EDIT_GIT, expect: "deny" },
+    { command: "cp -r stage/* ..", block: EDIT_GIT, expect: "deny" },
+    { command: "mv stage/project ..", block: EDIT_GIT, expect: "deny" },
+    { command: "rsync -a stage/project ..", block: EDIT_GIT, expect: "deny" },
+    { command: "rsync -a stage/project ../", block: EDIT_GIT, expect: "deny" },
+    { command: "scp -r stage/project ..", block: EDIT_GIT, expect: "deny" },
+    { command: "install -D -t .. stage/project", block: EDIT_GIT, expect: "deny" },
+    { command: "cp -r stage/project build/../..", block: EDIT_GIT, expect: "deny" },
+    // What a folder's contents, an archive or a recursive change put into the folder above the
+    // project is not known here (it may hold a `project/`): judged as a write of the project.
+    { command: "rsync -a stage/ ..", block: EDIT_GIT, expect: "deny" },
+    { command: "rsync -a stage/project/ ..", block: EDIT_GIT, expect: "deny" },
+    { command: "cp -r stage/. ..", block: EDIT_GIT, expect: "deny" },
+    { command: "tar xf p.tar -C ..", block: EDIT_GIT, expect: "deny" },
+    { command: "unzip p.zip -d ..", block: EDIT_GIT, expect: "deny" },
+    {
+      command: "Copy-Item -Recurse stage/project -Destination ..",
+      dialect: ps,
+      block: EDIT_GIT,
+      expect: "deny"
+    },
+    { command: "Move-Item stage/project ..", dialect: ps, block: EDIT_GIT, expect: "deny" },
+    // Ordinary: a copy inside the project, a file or folder copied out of it (what lands is
+    // named, not the folder above), an archive unpacked inside.
+    { command: "cp -r src build", block: EDIT_GIT, expect: "allow" },
+    { command: "rsync -a src build", block: EDIT_GIT, expect: "allow" },
+    { command: "cp notes.txt ..", block: EDIT_GIT, expect: "ask" },
+    { command: "cp notes.txt ..", block: { ...EDIT_GIT, external_directory: "allow" }, expect: "allow" },
+    { command: "cp -r src ..", block: { ...EDIT_GIT, external_directory: "allow" }, expect: "allow" },
+    {
+      command: "rsync -a src ../outside",
+      block: { ...EDIT_GIT, external_directory: "allow" },
+      expect: "allow"
+    },
+    { command: "tar xf p.tar -C build", block: EDIT_GIT, expect: "allow" },
+    // A directory inside the project is still written as named, with what lands in it.
+    {
+      command: "cp notes.txt .git",
+      block: { bash: { "*": "allow" }, edit: { "*": "allow", ".git": "deny" } },
+      expect: "deny"
+    },
+    {
+      command: "mv notes.txt .git",
+      block: { bash: { "*": "allow" }, edit: { "*": "allow", ".git": "deny" } },
+      expect: "deny"
+    },
+    { command: "cp notes.txt .git", block: EDIT_GIT, expect: "deny" }
+  ])
+
+  // A text that writes a file and then runs code from the project's files runs what it wrote,
+  // which no rule saw (`bash x.sh` is judged, not the rm inside it): asked, whatever allows it.
+  cases("a file written, then run, in the same text", [
+    { command: "printf 'rm -f notes.txt\\n' > x.sh && bash x.sh", block: DENY_RM, expect: "ask" },
+    {
+      command: `echo '{"scripts":{"x":"rm notes.txt"}}' > package.json && npm run x`,
+      block: USER,
+      expect: "ask"
+    },
+    { command: "printf 'all:\\n\\trm y\\n' > Makefile && make", block: DENY_RM, expect: "ask" },
+    { command: "echo 'import os' > conftest.py; pytest", block: DENY_RM, expect: "ask" },
+    { command: "echo 'rm notes.txt' | tee run.sh && ./run.sh", block: DENY_RM, expect: "ask" },
+    { command: "cat > x.sh <<'EOF'\nrm -f notes.txt\nEOF\nsh x.sh", block: DENY_RM, expect: "ask" },
+    { command: "sh -c 'echo rm notes.txt > x.sh'; bash x.sh", block: DENY_RM, expect: "ask" },
+    { command: "cp notes.txt x.py && python3 x.py", block: DENY_RM, expect: "ask" },
+    { command: `echo "require('fs')" > x.js && node x.js`, block: DENY_RM, expect: "ask" },
+    {
+      command: `echo '{"scripts":{"build":"rm y"}}' > package.json && pnpm build`,
+      block: DENY_RM,
+      expect: "ask"
+    },
+    {
+      command: "printf 'rm y' > ../x.sh && bash ../x.sh",
+      block: { ...DENY_RM, external_directory: "allow" },
+      expect: "ask"
+    },
+    { command: "echo 'export default {}' > vite.config.ts && vite build", block: DENY_RM, expect: "ask" },
+    { command: "echo x > conftest.py && python -m pytest", block: DENY_RM, expect: "ask" },
+    { command: "echo x > Makefile && bash -c make", block: DENY_RM, expect: "ask" },
+    {
+      command: "printf 'all:\\n\\trm y\\n' > ../outside/Makefile && make -C ../outside",
+      block: { ...DENY_RM, external_directory: "allow" },
+      expect: "ask"
+    },
+    {
+      command: "printf 'all:\\n\\trm y\\n' > ../outside/mk && make -f ../outside/mk",
+      block: { ...DENY_RM, external_directory: "allow" },
+      expect: "ask"
+    },
+    // The package manager edits the manifest itself, and that edit is judged as one.
+    { command: "npm pkg set scripts.x='rm notes.txt' && npm run x", block: DENY_RM, expect: "ask" },
+    { command: "npm set-script x 'rm notes.txt' && npm run x", block: DENY_RM, expect: "ask" },
+    {
+      command: "npm pkg set scripts.x='rm notes.txt'",
+      block: { bash: { "*": "allow" }, edit: { "*": "allow", "package.json": "deny" } },
+      expect: "deny"
+    },
+    // Through git's objects: a blob made from the text, checked out as the Makefile.
+    {
+      command:
+        "printf 'all:\\n\\trm y\\n' | git hash-object -w --stdin && git update-index --cacheinfo 100644,0123456789abcdef0123456789abcdef01234567,Makefile && git checkout -- Makefile && make",
+      block: DENY_RM,
+      expect: "ask"
+    },
+    // In a loop, what is written after a command runs before its next turn.
+    { command: "for i in 1 2; do bash x.sh; echo 'rm y' > x.sh; done", block: DENY_RM, expect: "ask" },
+    { command: "while true; do make; cp notes.txt Makefile; done", block: DENY_RM, expect: "ask" },
+    { command: "{ echo 'rm notes.txt'; } > x.sh; bash x.sh", block: DENY_RM, expect: "ask" },
+    // Ordinary: builds, tests and scripts with nothing written before them, or only output
+    // written after them or by their own redirection, or folders made.
+    { command: "npm run build", block: USER, expect: "allow" },
+    { command: "make", block: DENY_RM, expect: "allow" },
+    { command: "bash scripts/x.sh", block: DENY_RM, expect: "allow" },
+    { command: "mkdir -p dist && npm run build", block: DENY_RM, expect: "allow" },
+    { command: "npm test 2>&1 | tee test.log", block: DENY_RM, expect: "allow" },
+    { command: "timeout 60 npm test > test.log", block: DENY_RM, expect: "allow" },
+    { command: "npm run build && cp -r build dist", block: DENY_RM, expect: "allow" },
+    { command: "echo hi > notes.txt && git status", block: DENY_RM, expect: "allow" },
+    { command: "for f in a b; do npm test; done > test.log", block: DENY_RM, expect: "allow" },
+    { command: "while true; do make; done; cp notes.txt Makefile", block: DENY_RM, expect: "allow" },
+    { command: "vite build", block: DENY_RM, expect: "allow" },
+    { command: "git checkout main && make", block: DENY_RM, expect: "allow" },
+    { command: "git stash pop && npm test", block: DENY_RM, expect: "allow" },
+    { command: "npm pkg get scripts && npm run build", block: DENY_RM, expect: "allow" },
+    {
+      command: "make -C ../outside > ../outside/build.log",
+      block: { ...DENY_RM, external_directory: "allow" },
+      expect: "allow"
+    }
   ])
 })

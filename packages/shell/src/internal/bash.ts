@@ -188,9 +188,12 @@ const visit = (node: SyntaxNode, ctx: Context): void => {
           problems: splitWords(values)
         })
       }
-      visitChildren(node, ctx)
+      inLoop(ctx, () => visitChildren(node, ctx))
       return
     }
+    case "while_statement":
+      inLoop(ctx, () => visitChildren(node, ctx))
+      return
     case "function_definition": {
       const name = node.childForFieldName("name")
       if (name) ctx.out.functions.push(wordOf(name, ctx).value)
@@ -255,10 +258,12 @@ const visit = (node: SyntaxNode, ctx: Context): void => {
       else visitChildren(node, ctx)
       return
     case "c_style_for_statement":
-      for (const child of node.children) {
-        if (child.type === "do_group" || child.type === "compound_statement") visit(child, ctx)
-        else arithmetic(child, ctx)
-      }
+      inLoop(ctx, () => {
+        for (const child of node.children) {
+          if (child.type === "do_group" || child.type === "compound_statement") visit(child, ctx)
+          else arithmetic(child, ctx)
+        }
+      })
       return
     case "subscript": {
       // An indexed array's subscript is an arithmetic expression.
@@ -507,6 +512,14 @@ const lastCommand = (node: SyntaxNode): SyntaxNode | undefined => {
     current = children[children.length - 1] ?? null
   }
   return current?.type === "command" ? current : undefined
+}
+
+// Walks a loop (`for`, `while`, `until`, `for ((…))`): the commands of its body may run again
+// after the ones written after them, so they are marked repeated.
+const inLoop = (ctx: Context, walk: () => void): void => {
+  const before = ctx.out.commands.length
+  walk()
+  for (let i = before; i < ctx.out.commands.length; i++) ctx.out.commands[i]!.repeated = true
 }
 
 const visitChildren = (node: SyntaxNode, ctx: Context): void => {

@@ -43,6 +43,8 @@ export interface MutableCommand {
   changesDirectory: boolean
   canonical?: Array<string>
   notes: Array<Note>
+  /** In a loop's body (`RawCommand.repeated`). */
+  repeated?: boolean
 }
 
 export interface Env {

@@ -866,6 +866,10 @@ export const argumentPaths = (
     operands.push(word)
   }
   if (patternOptions !== undefined && !patternGiven) operands.shift()
+  // `npm pkg set scripts.x=…`, `npm set-script x …`: the package manager edits the manifest
+  // (whose scripts a later `npm run x` runs), here or the nearest one above.
+  if ((key === "npm" || key === "pnpm" || key === "yarn" || key === "bun") && editsManifest(operands))
+    touch(env, command, staticWord("package.json"), "write", "argument", scope)
   if (key === "git" || key === "npm" || key === "pnpm" || key === "yarn" || key === "cargo" || key === "go") {
     // Subcommand words are not files.
     operands.shift()
@@ -923,7 +927,36 @@ export const argumentPaths = (
     if (MOVES.has(key) && index === 0) touch(env, command, word, "read", "argument", scope)
     touch(env, command, word, access, "argument", scope)
   })
+  // `rsync -a SRC DEST`, `scp -r SRC DEST`: a source lands inside DEST under its own name
+  // (rsync: unless written with a trailing slash, which copies its contents), and what lands
+  // there is written too: `rsync -a t/p ..` writes `../p`, which may be the project itself.
+  if ((key === "rsync" || key === "scp") && !targetDirectory && operands.length > 1) {
+    const into = operands.at(-1)!
+    for (const source of operands.slice(0, -1)) {
+      if (into.path === undefined || source.path === undefined) continue
+      if (key === "rsync" && (source.path.endsWith("/") || source.path === "." || source.path.endsWith("/.")))
+        continue
+      const name = NodePath.basename(source.path)
+      if (name === "" || name === "." || name === "..") continue
+      const inside = joinAsWritten(into.path, name)
+      touch(
+        env,
+        command,
+        { ...into, value: inside, raw: inside, path: inside, glob: into.glob || source.glob },
+        "write",
+        "argument",
+        scope
+      )
+    }
+  }
   if (follows) followedLinks(env, command)
+}
+
+// Whether a package manager's operands edit its manifest: `pkg set|delete|fix`, `set-script`.
+const editsManifest = (operands: ReadonlyArray<Word>): boolean => {
+  const sub = operands[0]?.value
+  if (sub === "set-script") return true
+  return sub === "pkg" && /^(set|delete|fix)$/.test(operands[1]?.value ?? "")
 }
 
 // `git add` reads (and stages, for later commands to print) every file under a directory it
@@ -1116,10 +1149,25 @@ const copyPaths = (
     }
   }
   if (directory !== undefined) touch(env, command, directory, "write", "argument", scope)
+  // A last operand that is now a folder holding the project (`..`; and no -T) is not
+  // replaced: what lands in it is written (below), not the folder itself, which would be
+  // judged as a write of the whole project (`cp notes.txt ..` writes `../notes.txt`). Any
+  // other directory is still written as named (a `.git` deny holds for `cp x .git`).
+  const intoDirectory = (word: Word): boolean =>
+    !noDirectory &&
+    word.isStatic &&
+    !word.glob &&
+    word.path !== undefined &&
+    word.path !== "" &&
+    scope.cwds.every((cwd) => {
+      const found = env.resolver.resolve(resolveFrom(cwd, word.path!))
+      return found.directory && holdsRoot(env, found.real)
+    })
   operands.forEach((word, index) => {
     const last = directory === undefined && index === operands.length - 1 && operands.length > 1
     // mv removes its sources and also reads them: their content moves to a name no rule may protect.
     if (key === "mv" && !last) touch(env, command, word, "read", "argument", scope)
+    if (last && operands.length === 2 && intoDirectory(word)) return
     touch(env, command, word, key === "mv" || last ? "write" : "read", "argument", scope)
   })
   // Where each source lands (and a backup is made): inside the -t directory; the last of two
@@ -1148,6 +1196,12 @@ const copyPaths = (
   }
   if (key === "ln" && operands.length === 1 && directory === undefined)
     for (const landing of landings) touch(env, command, landing, "write", "argument", scope)
+  // What lands inside a directory is written too, under its own name (`cp -r t/p ..` writes
+  // `../p`, which may be the project itself: its `.git/hooks` merged, the edit rules unasked).
+  else
+    for (const landing of landings)
+      if (landing.path !== undefined && landing.path !== into?.path)
+        touch(env, command, landing, "write", "argument", scope)
   if (backup)
     for (const ending of backupEndings(env, command, key, control, suffix))
       for (const landing of landings) {
@@ -1171,6 +1225,16 @@ const copyPaths = (
       }
   const values = words.map((w) => w.value)
   if (Programs.LINK_FOLLOWERS.has(key) && Programs.followsLinks(key, values)) followedLinks(env, command)
+}
+
+// Whether `directory` (absolute, through links) holds the project root and is not it.
+const holdsRoot = (env: Env, directory: string): boolean => {
+  const prefix = directory.endsWith(NodePath.sep) ? directory : directory + NodePath.sep
+  let real = env.resolver.root
+  try {
+    real = fs.realpathSync(env.resolver.root)
+  } catch {}
+  return [env.resolver.root, real].some((root) => root !== directory && root.startsWith(prefix))
 }
 
 // The endings a backup's name may get: the simple suffix (`-S`, else $SIMPLE_BACKUP_SUFFIX,

@@ -1,7 +1,7 @@
 // Gives the walked words their meaning: which program runs (through wrappers, payloads
 // and aliases) and with which risks. Shared by both dialects: a native program means the
 // same thing under bash and PowerShell. What the commands touch on disk is `files.ts`.
-import type { Command, NoteKind, Redirect } from "../ShellAnalysis.ts"
+import type { Command, NoteKind, PathAccess, Redirect } from "../ShellAnalysis.ts"
 import type { Dialect } from "../ShellParser.ts"
 import * as Canonical from "./canonical.ts"
 import * as Cmdlets from "./cmdlets.ts"
@@ -23,10 +23,11 @@ import * as LongOptions from "./longOptions.ts"
 import type { RawAssignment, RawCommand, RawRedirect, WalkResult, Word } from "./model.ts"
 import { staticWord } from "./model.ts"
 import * as Operands from "./operands.ts"
-import { baseName } from "./programName.ts"
+import { baseName, programKey } from "./programName.ts"
 import * as Programs from "./programs.ts"
 import * as Risks from "./risks.ts"
 import * as Runners from "./runners.ts"
+import { runsProjectCode } from "./safe.ts"
 import * as ShellOptions from "./shellOptions.ts"
 import { braceExpand, decodeEncodedCommand } from "./text.ts"
 
@@ -87,7 +88,234 @@ export const finish = (
     c.text = commandText(c)
     c.prefix = prefix(c.canonical ?? c.argv)
   }
+  writtenThenRun(env)
   return env.commands
+}
+
+// git subcommands that put content of the text into the repository or the work tree: a
+// blob made from its input (`git hash-object -w --stdin`), an index entry naming one, a patch
+// applied. A later checkout of a committed file brings back what the project already had.
+const GIT_CONTENT_WRITES: ReadonlySet<string> = new Set([
+  "hash-object",
+  "update-index",
+  "fast-import",
+  "unpack-objects",
+  "mktree",
+  "commit-tree",
+  "mktag",
+  "read-tree",
+  "checkout-index",
+  "apply",
+  "am",
+  "bundle"
+])
+
+// Programs whose writes put no content in a file: making or removing one, its times, its mode.
+const WRITES_NO_CONTENT: ReadonlySet<string> = new Set([
+  "mkdir",
+  "rmdir",
+  "rm",
+  "unlink",
+  "touch",
+  "chmod",
+  "chown",
+  "chgrp"
+])
+
+// Programs that run what the project's files say, beyond `runsProjectCode`: package
+// managers (their scripts and lifecycle hooks, `pnpm build`, `npm install`), build and task
+// runners, and interpreters (they import the project's modules).
+const RUNS_PROJECT_FILES: ReadonlySet<string> = new Set([
+  "npm",
+  "pnpm",
+  "yarn",
+  "bun",
+  "npx",
+  "pnpx",
+  "bunx",
+  "deno",
+  "corepack",
+  "make",
+  "gmake",
+  "just",
+  "rake",
+  "ninja",
+  "cmake",
+  "gradle",
+  "mvn",
+  "ant",
+  "tox",
+  "nox",
+  "uv",
+  "uvx",
+  "poetry",
+  "pipenv",
+  "hatch",
+  "composer",
+  "bundle",
+  "cargo",
+  "go",
+  "dotnet",
+  "pre-commit",
+  "source",
+  ".",
+  // Tools that load a configuration module or build file of the project.
+  "vite",
+  "webpack",
+  "rollup",
+  "rspack",
+  "parcel",
+  "next",
+  "nuxt",
+  "astro",
+  "tsup",
+  "turbo",
+  "nx",
+  "lerna",
+  "gulp",
+  "grunt",
+  "babel",
+  "mocha",
+  "ava",
+  "karma",
+  "playwright",
+  "cypress",
+  "nodemon",
+  "storybook",
+  "ng",
+  "hardhat",
+  "rails",
+  "mix",
+  "sbt",
+  "lein",
+  "meson",
+  "bazel",
+  "scons",
+  "swift",
+  "flutter",
+  "stack",
+  "cabal",
+  "terraform",
+  "ansible-playbook",
+  "gradlew",
+  "mvnw"
+])
+
+// A command that runs code from files (a build, a test run, a script a shell or an
+// interpreter is given, `source`) after the same text wrote a file inside the project, or the
+// very file it runs: what it runs was written by the text, and no rule saw it (`printf 'rm
+// x' > x.sh && bash x.sh`, `echo '{"scripts":…}' > package.json && npm run x`). Commands run
+// in the order their top-level commands are written (a payload with the command that runs it).
+const writtenThenRun = (env: Env): void => {
+  let writes: Array<PathAccess> | undefined
+  // git commands that put the text's content into the repository (`git hash-object -w`, `git
+  // apply`): their files are not named, so the work tree stands for them.
+  for (const c of env.commands) {
+    if (programKey(c.argv[0] ?? "") !== "git") continue
+    if (!GIT_CONTENT_WRITES.has(Programs.gitSubcommand(c.canonical ?? c.argv) ?? "")) continue
+    writes ??= []
+    writes.push({
+      text: ".",
+      path: env.resolver.root,
+      access: "write",
+      via: "argument",
+      inside: true,
+      directory: env.resolver.root,
+      relative: "",
+      isDirectory: true,
+      exists: true,
+      command: c.index
+    })
+  }
+  for (const p of env.paths) {
+    if (p.access !== "write" || p.command === undefined) continue
+    const writer = env.commands[p.command]
+    if (writer === undefined) continue
+    if (p.via === "argument" && WRITES_NO_CONTENT.has(programKey(writer.argv[0] ?? ""))) continue
+    writes ??= []
+    writes.push(p)
+  }
+  if (writes === undefined) return
+  const top = (c: MutableCommand): number => {
+    let at = c
+    for (let hops = 0; at.parent !== undefined && hops < 64; hops++) at = env.commands[at.parent] ?? at
+    return at.index
+  }
+  // In a loop (or run by a command in one), a command runs again after the later ones of the loop.
+  const repeated = (c: MutableCommand): boolean => {
+    let at = c
+    for (let hops = 0; hops < 64; hops++) {
+      if (at.repeated === true) return true
+      if (at.parent === undefined) return false
+      at = env.commands[at.parent] ?? at
+    }
+    return true
+  }
+  const ancestor = (older: number, c: MutableCommand): boolean => {
+    let at = c
+    for (let hops = 0; at.parent !== undefined && hops < 64; hops++) {
+      if (at.parent === older) return true
+      at = env.commands[at.parent] ?? at
+    }
+    return false
+  }
+  // The files each command is given, gathered in one pass (a long text has thousands of paths).
+  const given = new Map<number, Array<PathAccess>>()
+  for (const p of env.paths) {
+    if (p.access !== "read" || p.via === "redirect" || p.command === undefined) continue
+    const list = given.get(p.command)
+    if (list === undefined) given.set(p.command, [p])
+    else list.push(p)
+  }
+  const none: Array<PathAccess> = []
+  for (const c of env.commands) {
+    if (c.argv.length === 0 || c.changesDirectory) continue
+    const reads = given.get(c.index) ?? none
+    if (
+      !runsFiles(
+        c,
+        reads.some((r) => r.via === "argument")
+      )
+    )
+      continue
+    const here = top(c)
+    const again = repeated(c)
+    const written = writes.find((p) => {
+      const writer = env.commands[p.command!]!
+      if (writer.index === c.index || ancestor(writer.index, c)) return false
+      const there = top(writer)
+      // Written after it: only inside a loop too (the loop's own redirection is opened before).
+      if ((there > here || (there === here && writer.index > c.index)) && !(again && repeated(writer)))
+        return false
+      // Outside the project: the file it is given, or one under a folder it is given (`make -C
+      // /tmp/x`), or a word of it names the file as written (`make -f/tmp/mk`, not followed as a path).
+      return (
+        p.inside ||
+        reads.some((r) => r.path === p.path || p.path.startsWith(`${r.path}/`)) ||
+        (p.text !== "" && c.argv.some((word, i) => i > 0 && word.endsWith(p.text)))
+      )
+    })
+    if (written === undefined) continue
+    commandNote(
+      c,
+      "unmodelled",
+      written.inside
+        ? `runs project code after this text wrote \`${written.relative || "."}\`: what it runs was written by the text, and no rule saw it`
+        : `runs \`${written.path}\`, which this text wrote: what it runs was written by the text, and no rule saw it`
+    )
+  }
+}
+
+// Whether `c` runs code from files: see `writtenThenRun`. `readsFiles`: it is given a file.
+const runsFiles = (c: MutableCommand, readsFiles: boolean): boolean => {
+  if (runsProjectCode(c)) return true
+  const argv = c.canonical ?? c.argv
+  for (let n = -1; n < c.names.length; n++) {
+    const key = programKey(n === -1 ? argv[0]! : c.names[n]!)
+    if (RUNS_PROJECT_FILES.has(key) || Programs.INTERPRETERS.has(key) || Programs.isPython(key)) return true
+    if (readsFiles && (Programs.POSIX_SHELLS.has(key) || Programs.POWERSHELLS.has(key))) return true
+  }
+  return false
 }
 
 // Assignments, argv and redirections joined by single spaces, empty words too (`"" rm -rf x`
@@ -138,6 +366,7 @@ const interpretRaw = (
   }
   if (parent !== undefined) command.parent = parent
   if (via !== undefined) command.via = via
+  if (raw.repeated === true) command.repeated = true
   env.commands.push(command)
   if (words.problem) commandNote(command, "unmodelled", words.problem)
   for (const assignment of raw.assignments) checkAssignment(env, command, assignment, raw.assignments, scope)

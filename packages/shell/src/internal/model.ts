@@ -67,6 +67,8 @@ export interface RawCommand {
   readonly afterChangeDirectory?: boolean
   /** Assignments made by `export`/`declare`/`local`/`readonly` arguments. */
   readonly declared?: ReadonlyArray<RawAssignment>
+  /** bash: the command is in a loop's body, so it may run again after the commands written after it. */
+  repeated?: boolean
   /** Reasons the walker could not model this command (they become notes). */
   readonly problems: ReadonlyArray<string>
 }

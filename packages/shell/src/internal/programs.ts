@@ -1652,7 +1652,8 @@ export const readsDirectoryContents = (
 // git's global options that take the next word as their value.
 const GIT_VALUED =
   /^(-C|-c|--git-dir|--work-tree|--namespace|--super-prefix|--config-env|--exec-path|--attr-source)$/
-const gitSubcommand = (argv: ReadonlyArray<string>): string | undefined => {
+/** git's subcommand: the first word after its global options. */
+export const gitSubcommand = (argv: ReadonlyArray<string>): string | undefined => {
   for (let i = 1; i < argv.length; i++) {
     if (GIT_VALUED.test(argv[i]!)) i++
     else if (!argv[i]!.startsWith("-")) return argv[i]
