@@ -226,6 +226,12 @@ const aliasPatterns = (command: ShellAnalysis.Command): Array<string> => {
   return out
 }
 
+// The alias patterns that are not also the commands' own patterns, each once.
+const aliasOnly = (aliased: ReadonlyArray<string>, patterns: ReadonlyArray<string>): Array<string> => {
+  const own = new Set(patterns)
+  return unique(aliased.filter((pattern) => !own.has(pattern)))
+}
+
 // The strings of `items` without repeats, in order of first appearance (a new array).
 const unique = (items: ReadonlyArray<string>): Array<string> => {
   if (items.length > 8) return [...new Set(items)]
@@ -480,8 +486,7 @@ export const requests = (
   }
   if (simple === 0 && text !== "") patterns.push(text)
   if (patterns.length > 0) {
-    const own = new Set(patterns)
-    const aliases = aliased.length === 0 ? [] : unique(aliased.filter((pattern) => !own.has(pattern)))
+    const aliases = aliased.length === 0 ? [] : aliasOnly(aliased, patterns)
     const judged = aliases.length === 0 ? unique(patterns) : unique([...patterns, ...aliases])
     // A command with notes, or one the analysis could not model, is remembered only as the
     // exact text the person saw: "always" for `curl … | sh` must not allow `sh` for good.
