@@ -1052,6 +1052,16 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: 'a=(rm -rf src); "${a[@]}"', block: { bash: { "*": "ask" } }, mode: "yolo", expect: "allow" }
   ])
 
+  cases("git config's actions by the prefixes parse-options takes", [
+    // `--ed` opens an editor on .git/config and `--unset-a` removes from it: with no
+    // name and value to count, they were taken as reads.
+    { command: "git config --ed", block: EDIT_GIT, mode: "yolo", expect: "deny" },
+    { command: "git config --loc --ed", block: EDIT_GIT, expect: "deny" },
+    { command: "git config --unset-a core.hooksPath", block: EDIT_GIT, expect: "deny" },
+    { command: "git config --get core.editor", block: EDIT_GIT, expect: "allow" },
+    { command: "git config --list --show-origin", block: EDIT_GIT, expect: "allow" }
+  ])
+
   cases("`pushd -n` only stacks the directory: the commands after it run where they were", [
     // As the first command it replaced the project root, so `.git` was judged in /tmp.
     { command: `pushd -n ${project.outside}; rm -rf .git`, block: EDIT_GIT, expect: "deny" },

@@ -1271,10 +1271,39 @@ const gitPathspecGlobs = (args: ReadonlyArray<Word>, ops: Ops): void => {
   }
 }
 
-const GIT_CONFIG_READS =
-  /^(--get|--get-all|--get-regexp|--get-urlmatch|--get-color|--get-colorbool|-l|--list|--show-origin|--show-scope|--name-only|-z|--null)$/
-const GIT_CONFIG_WRITES =
-  /^(--unset|--unset-all|--add|--replace-all|--rename-section|--remove-section|-e|--edit)$/
+const GIT_CONFIG_READS: ReadonlyArray<string> = [
+  "--get",
+  "--get-all",
+  "--get-regexp",
+  "--get-urlmatch",
+  "--get-color",
+  "--get-colorbool",
+  "--list",
+  "--show-origin",
+  "--show-scope",
+  "--name-only",
+  "--null"
+]
+const GIT_CONFIG_WRITES: ReadonlyArray<string> = [
+  "--unset",
+  "--unset-all",
+  "--add",
+  "--replace-all",
+  "--rename-section",
+  "--remove-section",
+  "--edit"
+]
+
+// What a `git config` option asks for. git's parse-options takes a prefix of a long option
+// (`--rep` is --replace-all, `--unse` --unset): one that could be a writing option writes.
+const configAction = (text: string): "read" | "write" | undefined => {
+  if (text === "-e") return "write"
+  if (text === "-l" || text === "-z") return "read"
+  if (!text.startsWith("--") || text === "--" || text.includes("=")) return undefined
+  if (GIT_CONFIG_WRITES.some((option) => option.startsWith(text))) return "write"
+  if (GIT_CONFIG_READS.some((option) => option.startsWith(text))) return "read"
+  return undefined
+}
 
 const gitConfig = (args: ReadonlyArray<Word>, ops: Ops): void => {
   if (args[1]?.value !== "config") return
@@ -1290,8 +1319,8 @@ const gitConfig = (args: ReadonlyArray<Word>, ops: Ops): void => {
     action === "edit"
   )
     writes = true
-  else if (rest.some((w) => GIT_CONFIG_READS.test(w.value))) writes = false
-  else if (rest.some((w) => GIT_CONFIG_WRITES.test(w.value))) writes = true
+  else if (rest.some((w) => configAction(w.value) === "write")) writes = true
+  else if (rest.some((w) => configAction(w.value) === "read")) writes = false
   else {
     const valued = new Set(["-f", "--file", "--blob", "--type", "--default", "--comment"])
     let positional = 0
