@@ -1062,6 +1062,15 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "git config --list --show-origin", block: EDIT_GIT, expect: "allow" }
   ])
 
+  cases("python -m http.server reads every file of the directory it serves", [
+    // It served .env to whoever connected, with no read judged.
+    { command: "python3 -m http.server", block: OPEN_READS, expect: "deny" },
+    { command: "python3 -mhttp.server 8080 -d .", block: OPEN_READS, expect: "deny" },
+    { command: "python -m SimpleHTTPServer", block: OPEN_READS, expect: "deny" },
+    { command: "python3 -m http.server --directory src", block: OPEN_READS, expect: "allow" },
+    { command: "python3 -m json.tool notes.txt", block: OPEN_READS, expect: "allow" }
+  ])
+
   cases("`pushd -n` only stacks the directory: the commands after it run where they were", [
     // As the first command it replaced the project root, so `.git` was judged in /tmp.
     { command: `pushd -n ${project.outside}; rm -rf .git`, block: EDIT_GIT, expect: "deny" },

@@ -631,6 +631,7 @@ export const argumentPaths = (
   outer: Scope = scope
 ): void => {
   if (Programs.NO_PATH_ARGUMENTS.has(key)) return
+  if (Programs.isPython(key)) servedDirectory(env, command, written, scope)
   let words = written
   const link = key === "new-item" && scope.dialect === "powershell" && createsLink(written)
   if (scope.dialect === "powershell" && Cmdlets.hasParameterTable(key)) {
@@ -1035,6 +1036,32 @@ const itemNames = (
 // Cmdlets that move their -Path (mv is in copyPaths): it is read too, its content moving
 // to a name no rule may protect.
 const MOVES: ReadonlySet<string> = new Set(["move-item", "rename-item"])
+
+// `python -m http.server [-d DIR]` reads the whole directory it serves (the one it runs in
+// by default): judged as a recursive read of it (see `readsDirectoryContents`).
+const servedDirectory = (
+  env: Env,
+  command: MutableCommand,
+  words: ReadonlyArray<Word>,
+  scope: Scope
+): void => {
+  const at = Programs.servedModule(words.map((w) => w.value))
+  if (at === -1) return
+  let directory: Word = staticWord(".")
+  for (let i = at + 1; i < words.length; i++) {
+    const text = words[i]!.value
+    if ((text === "-d" || text === "--directory") && words[i + 1] !== undefined) directory = words[++i]!
+    else if (text.startsWith("--directory=")) directory = glued(words[i]!, 12)
+    else if (text.startsWith("-d") && text.length > 2) directory = glued(words[i]!, 2)
+  }
+  touch(env, command, directory, "read", "argument", scope)
+}
+
+// The value glued to an option word from `from` on (only known at run time if the word is).
+const glued = (word: Word, from: number): Word =>
+  word.isStatic
+    ? { ...staticWord(word.value.slice(from)), path: word.value.slice(from) }
+    : { ...word, path: undefined }
 
 // cp, mv, install and ln (GNU coreutils): their short options, and those that take a value
 // (glued, `-S.json`, or the next word); their long options that take one (`--suffix S`,

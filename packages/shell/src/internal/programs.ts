@@ -1637,6 +1637,7 @@ export const readsDirectoryContents = (
   argv: ReadonlyArray<string>
 ): "all" | "visible" | undefined => {
   if (GREP_PROGRAMS.has(key)) return parseGrepArgv(argv).recursive ? "all" : undefined
+  if (isPython(key)) return servedModule(argv) !== -1 ? "all" : undefined
   if (key === "git") {
     const sub = gitSubcommand(argv)
     return sub === "grep" || sub === "add" || sub === "stage" || gitPrintsContents(argv) ? "all" : undefined
@@ -1648,6 +1649,19 @@ export const readsDirectoryContents = (
   if (key === "rg" && rgUnrestricted(argv) >= 2) return "all"
   return hidden !== undefined && !argv.slice(1).some((word) => hidden.test(word)) ? "visible" : "all"
 }
+
+/**
+ * Where `python -m http.server` (Python 2's `SimpleHTTPServer`) names its module in `argv`,
+ * else -1: it serves every file under its directory, hidden ones included, to whoever
+ * connects.
+ */
+export const servedModule = (argv: ReadonlyArray<string>): number =>
+  argv.findIndex(
+    (word, i) =>
+      (word === "-m" && SERVING_MODULES.has(argv[i + 1] ?? "")) ||
+      (word.startsWith("-m") && SERVING_MODULES.has(word.slice(2)))
+  )
+const SERVING_MODULES: ReadonlySet<string> = new Set(["http.server", "SimpleHTTPServer"])
 
 // git's global options that take the next word as their value.
 const GIT_VALUED =
