@@ -8,6 +8,7 @@ import { archiveWrites, tarPaths } from "./archives.ts"
 import * as Cmdlets from "./cmdlets.ts"
 import { commandNote, type Env, type MutableCommand, type Scope } from "./env.ts"
 import { generatedPaths, generates } from "./generated.ts"
+import { isOptionWord } from "./getopt.ts"
 import { GREP_PROGRAMS, parseGrep } from "./grep.ts"
 import type { RawRedirect, Word } from "./model.ts"
 import { staticWord } from "./model.ts"
@@ -781,7 +782,7 @@ export const argumentPaths = (
       endOfOptions = true
       continue
     }
-    if (!endOfOptions && (word.isStatic ? text.startsWith("-") && text !== "-" : word.raw.startsWith("-"))) {
+    if (!endOfOptions && isOptionWord(word)) {
       const eq = text.includes("=") ? /^(--?[^=]+)=(.*)$/s.exec(text) : null
       const option = eq ? eq[1]! : text
       if (
@@ -1051,17 +1052,11 @@ const servedDirectory = (
   for (let i = at + 1; i < words.length; i++) {
     const text = words[i]!.value
     if ((text === "-d" || text === "--directory") && words[i + 1] !== undefined) directory = words[++i]!
-    else if (text.startsWith("--directory=")) directory = glued(words[i]!, 12)
-    else if (text.startsWith("-d") && text.length > 2) directory = glued(words[i]!, 2)
+    else if (text.startsWith("--directory=")) directory = rest(words[i]!, 12)
+    else if (text.startsWith("-d") && text.length > 2) directory = rest(words[i]!, 2)
   }
   touch(env, command, directory, "read", "argument", scope)
 }
-
-// The value glued to an option word from `from` on (only known at run time if the word is).
-const glued = (word: Word, from: number): Word =>
-  word.isStatic
-    ? { ...staticWord(word.value.slice(from)), path: word.value.slice(from) }
-    : { ...word, path: undefined }
 
 // cp, mv, install and ln (GNU coreutils): their short options, and those that take a value
 // (glued, `-S.json`, or the next word); their long options that take one (`--suffix S`,
@@ -1131,7 +1126,7 @@ const copyPaths = (
   for (let i = 1; i < words.length; i++) {
     const word = words[i]!
     const text = word.value
-    if (ended || !(word.isStatic ? text.startsWith("-") && text !== "-" : word.raw.startsWith("-"))) {
+    if (ended || !isOptionWord(word)) {
       operands.push(word)
       continue
     }
@@ -1401,7 +1396,7 @@ const sedBackups = (env: Env, command: MutableCommand, words: ReadonlyArray<Word
   for (let i = 1; i < words.length; i++) {
     const word = words[i]!
     const text = word.value
-    if (ended || !(word.isStatic ? text.startsWith("-") && text !== "-" : word.raw.startsWith("-"))) {
+    if (ended || !isOptionWord(word)) {
       operands.push(word)
       continue
     }
@@ -1604,9 +1599,9 @@ const gitSearch = (env: Env, seen: GitLookups, cwd: string): GitSearches => {
  * a bare repository (a `HEAD` file). A folder of the project planted that way (`cp -r
  * .git/objects .git/refs .git/HEAD src/f`, a `config` with a textconv driver) hands git a
  * configuration no rule judged, which can run programs. So does a folder the text itself
- * writes into before git runs there.
+ * writes into before git runs there. The repository git would use there, if planted.
  */
-export const plantedGitDirectory = (env: Env, command: MutableCommand, scope: Scope): void => {
+export const plantedGitDirectory = (env: Env, scope: Scope): string | undefined => {
   const seen = gitLookups(env)
   // The paths written so far, added to as the text goes on (once each: a long text has
   // thousands of paths and many git commands); each marks the searches that look at it.
@@ -1620,12 +1615,9 @@ export const plantedGitDirectory = (env: Env, command: MutableCommand, scope: Sc
     const searches = gitSearch(env, seen, cwd)
     if (!searches.planted) continue
     const { dir } = searches.list.find((search) => isPlanted(seen, search))!
-    const message = `git in ${dir} uses the repository there, made inside the project, whose configuration can run programs`
-    // What that configuration runs is not visible here: it asks whatever the bash rules say.
-    commandNote(command, "executes", message)
-    commandNote(command, "unmodelled", `${message}: what it runs is not visible here`)
-    return
+    return `git in ${dir} uses the repository there, made inside the project`
   }
+  return undefined
 }
 
 // The project's own repository: its `.git` (a folder, or a file naming one), which the edit

@@ -42,6 +42,10 @@ export interface Options {
 }
 
 /** Long options from `name=takes` entries (`"file="`, `"backup?"`, `"verbose"`). */
+/** Whether a word is an option (`-x`, `--x`, or one only known at run time written so), not `-`. */
+export const isOptionWord = (word: Word): boolean =>
+  word.isStatic ? word.value.startsWith("-") && word.value !== "-" : word.raw.startsWith("-")
+
 export const longOptions = (...names: ReadonlyArray<string>): ReadonlyMap<string, Takes> =>
   new Map(names.map((n) => (/[=?]$/.test(n) ? [n.slice(0, -1), n.slice(-1) as Takes] : [n, ""])))
 
@@ -85,8 +89,7 @@ export const read = (words: ReadonlyArray<Word>, spec: Spec): Options => {
   for (; i < words.length; i++) {
     const word = words[i]!
     const text = word.value
-    const dashed = word.isStatic ? text.startsWith("-") && text !== "-" : word.raw.startsWith("-")
-    if (!dashed) {
+    if (!isOptionWord(word)) {
       operands.push(word)
       continue
     }

@@ -808,8 +808,11 @@ const interpretWords = (
   )
     env.links.push(command)
   if (key === "git" && !scope.remote) {
-    plantedGitDirectory(env, command, inner)
-    const foreign = foreignGitRepository(env, command, scope, inner, form?.directories ?? [])
+    // A repository planted in the project, or one outside it: its configuration can run
+    // programs no rule judged.
+    const foreign =
+      plantedGitDirectory(env, inner) ??
+      foreignGitRepository(env, command, scope, inner, form?.directories ?? [])
     if (foreign !== undefined)
       Risks.opaque(
         sinkFor(env, command, inner),
