@@ -31,6 +31,10 @@ fs.mkdirSync(NodePath.join(project.outside, "o2", "objects"), { recursive: true 
 fs.mkdirSync(NodePath.join(project.outside, "o2", "refs"), { recursive: true })
 fs.writeFileSync(NodePath.join(project.outside, "o2", "HEAD"), "ref: refs/heads/master\n")
 fs.writeFileSync(NodePath.join(project.outside, "o2", "config"), "[core]\n\tfsmonitor = rm -f notes.txt\n")
+// Repositories nested in the project: a `.git` folder, and a gitfile naming the planted one.
+fs.mkdirSync(NodePath.join(project.root, "nested", ".git"), { recursive: true })
+fs.mkdirSync(NodePath.join(project.root, "gitfile"))
+fs.writeFileSync(NodePath.join(project.root, "gitfile", ".git"), "gitdir: ../planted/repo\n")
 // A folder of the project with a link to the folder outside (as a vendored checkout may be).
 fs.mkdirSync(NodePath.join(project.root, "lib"))
 fs.symlinkSync(project.outside, NodePath.join(project.root, "lib", "vendor"))
@@ -1069,6 +1073,22 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "python -m SimpleHTTPServer", block: OPEN_READS, expect: "deny" },
     { command: "python3 -m http.server --directory src", block: OPEN_READS, expect: "allow" },
     { command: "python3 -m json.tool notes.txt", block: OPEN_READS, expect: "allow" }
+  ])
+
+  cases("last red team: display options, clustered python flags, nested repositories", [
+    // `-z`, `--show-scope` only change the display: `git config -z x.y 1` still wrote.
+    { command: "git config -z core.fsmonitor x", block: EDIT_GIT, mode: "yolo", expect: "deny" },
+    { command: "git config --show-scope core.fsmonitor x", block: EDIT_GIT, expect: "deny" },
+    { command: "git config -z --list", block: EDIT_GIT, expect: "allow" },
+    // Python clusters its short options: `-Im http.server` served .env.
+    { command: "python3 -Im http.server", block: OPEN_READS, expect: "deny" },
+    { command: "python3 -uIm http.server 8765", block: OPEN_READS, expect: "deny" },
+    { command: "python3 -Im json.tool notes.txt", block: OPEN_READS, expect: "allow" },
+    // A `.git` inside the project that is not its own: no `.git/*` rule guards its config.
+    { command: "git -C nested status", block: DENY_RM, mode: "yolo", expect: "ask" },
+    { command: "cd nested && git status", block: DENY_RM, mode: "yolo", expect: "ask" },
+    { command: "git -C gitfile status", block: DENY_RM, mode: "yolo", expect: "ask" },
+    { command: "git -C src status", block: DENY_RM, mode: "yolo", expect: "allow" }
   ])
 
   cases("`pushd -n` only stacks the directory: the commands after it run where they were", [

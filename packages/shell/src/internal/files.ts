@@ -1531,6 +1531,11 @@ interface GitSearch {
   readonly dir: string
   readonly head: string
   readonly headExists: boolean
+  /**
+   * A `.git` is there that is not the project's own (`sub/.git`, a gitfile naming another
+   * repository): git stops and uses it, and no `.git/*` rule guards its configuration.
+   */
+  readonly nested: boolean
 }
 const lookups = new WeakMap<Env, GitLookups>()
 const gitLookups = (env: Env): GitLookups => {
@@ -1549,19 +1554,21 @@ const gitLookups = (env: Env): GitLookups => {
   return found
 }
 
-const isPlanted = (seen: GitLookups, { dir, head, headExists }: GitSearch): boolean =>
-  headExists || seen.written.has(dir) || seen.written.has(head)
+const isPlanted = (seen: GitLookups, { dir, head, headExists, nested }: GitSearch): boolean =>
+  nested || headExists || seen.written.has(dir) || seen.written.has(head)
 
-// Where git looks for a bare repository in `dir`, or `null` when a `.git` is there.
+// Where git looks for a repository in `dir`, or `null` at the project's own `.git`.
 const gitPlace = (env: Env, seen: GitLookups, dir: string): GitSearch | null => {
   let place = seen.places.get(dir)
   if (place === undefined) {
     // `NodePath.join`, without its work for a directory that is normal already.
     const normal = isNormalAbsolute(dir)
-    if (env.resolver.exists(normal ? joinAsWritten(dir, ".git") : NodePath.join(dir, ".git"))) place = null
+    const dotGit = normal ? joinAsWritten(dir, ".git") : NodePath.join(dir, ".git")
+    if (env.resolver.exists(dotGit))
+      place = dir === env.resolver.root ? null : { dir, head: dotGit, headExists: false, nested: true }
     else {
       const head = normal ? joinAsWritten(dir, "HEAD") : NodePath.join(dir, "HEAD")
-      place = { dir, head, headExists: env.resolver.exists(head) }
+      place = { dir, head, headExists: env.resolver.exists(head), nested: false }
     }
     seen.places.set(dir, place)
   }
@@ -1579,7 +1586,7 @@ const gitSearch = (env: Env, seen: GitLookups, cwd: string): GitSearches => {
       const place = gitPlace(env, seen, dir)
       if (place === null) break
       list.push(place)
-      if (dir === root) break
+      if (place.nested || dir === root) break
     }
     searched = { list, planted: list.some((search) => isPlanted(seen, search)) }
     for (const { dir, head } of list)

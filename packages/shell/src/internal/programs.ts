@@ -1656,11 +1656,17 @@ export const readsDirectoryContents = (
  * connects.
  */
 export const servedModule = (argv: ReadonlyArray<string>): number =>
-  argv.findIndex(
-    (word, i) =>
-      (word === "-m" && SERVING_MODULES.has(argv[i + 1] ?? "")) ||
-      (word.startsWith("-m") && SERVING_MODULES.has(word.slice(2)))
-  )
+  argv.findIndex((word, i) => {
+    // Python's short options cluster (`-Im http.server`): `m` takes the rest of the word or
+    // the next one; `c`, `W` and `X` take theirs, so no `m` follows them in the word.
+    if (!word.startsWith("-") || word.startsWith("--")) return false
+    for (let at = 1; at < word.length; at++) {
+      const letter = word[at]!
+      if (letter === "m") return SERVING_MODULES.has(word.slice(at + 1) || (argv[i + 1] ?? ""))
+      if (letter === "c" || letter === "W" || letter === "X") return false
+    }
+    return false
+  })
 const SERVING_MODULES: ReadonlySet<string> = new Set(["http.server", "SimpleHTTPServer"])
 
 // git's global options that take the next word as their value.

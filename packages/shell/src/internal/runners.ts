@@ -1271,6 +1271,8 @@ const gitPathspecGlobs = (args: ReadonlyArray<Word>, ops: Ops): void => {
   }
 }
 
+// The reading actions only: `-z`, `--show-origin`, `--name-only` are display options, and
+// `git config -z x.y 1` still writes.
 const GIT_CONFIG_READS: ReadonlyArray<string> = [
   "--get",
   "--get-all",
@@ -1278,11 +1280,7 @@ const GIT_CONFIG_READS: ReadonlyArray<string> = [
   "--get-urlmatch",
   "--get-color",
   "--get-colorbool",
-  "--list",
-  "--show-origin",
-  "--show-scope",
-  "--name-only",
-  "--null"
+  "--list"
 ]
 const GIT_CONFIG_WRITES: ReadonlyArray<string> = [
   "--unset",
@@ -1298,7 +1296,7 @@ const GIT_CONFIG_WRITES: ReadonlyArray<string> = [
 // (`--rep` is --replace-all, `--unse` --unset): one that could be a writing option writes.
 const configAction = (text: string): "read" | "write" | undefined => {
   if (text === "-e") return "write"
-  if (text === "-l" || text === "-z") return "read"
+  if (text === "-l") return "read"
   if (!text.startsWith("--") || text === "--" || text.includes("=")) return undefined
   if (GIT_CONFIG_WRITES.some((option) => option.startsWith(text))) return "write"
   if (GIT_CONFIG_READS.some((option) => option.startsWith(text))) return "read"
