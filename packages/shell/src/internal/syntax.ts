@@ -108,10 +108,7 @@ interface Cursor {
 
 // `mayMiss`: the tree may hold MISSING nodes (false when it is known to have no error).
 const copyWith = (cursor: Cursor, tree: Tree, source: string, mayMiss: boolean): SyntaxNode => {
-  const language = tree.language
-  const types = language.types
-  const fields = language.fields
-  const named = namedTypes(language)
+  const { types, fields, named } = grammarNames(tree.language)
   let count = 0
   const make = (parent: SyntaxNode | null, index: number): SyntaxNode => {
     const typeId = cursor.typeId()
@@ -338,13 +335,30 @@ export const sameTree = (a: SyntaxNode, b: SyntaxNode): boolean =>
   a.children.length === b.children.length &&
   a.children.every((child, index) => sameTree(child, b.children[index]!))
 
-// Whether a node type is named, learnt once per grammar and type (by type id).
-const namedByLanguage = new WeakMap<Language, Array<boolean | undefined>>()
-const namedTypes = (language: Language): Array<boolean | undefined> => {
-  let named = namedByLanguage.get(language)
-  if (named === undefined) {
-    named = []
-    namedByLanguage.set(language, named)
-  }
-  return named
+// A grammar's type and field names, as the copy hands them out (by id), and whether each
+// type is named (learnt as the copies meet it).
+interface GrammarNames {
+  readonly types: ReadonlyArray<string | undefined>
+  readonly fields: ReadonlyArray<string | null>
+  readonly named: Array<boolean | undefined>
 }
+
+const namesByLanguage = new WeakMap<Language, GrammarNames>()
+const grammarNames = (language: Language): GrammarNames => {
+  let names = namesByLanguage.get(language)
+  if (names === undefined) {
+    names = {
+      types: language.types.map((type) => (type === undefined ? undefined : internalized(type))),
+      fields: language.fields.map((field) => (field === null ? null : internalized(field))),
+      named: []
+    }
+    namesByLanguage.set(language, names)
+  }
+  return names
+}
+
+// web-tree-sitter builds each name a character at a time, a chain of pieces that every
+// comparison walks (`type === "command"`, a switch, a Set lookup), and the walkers compare
+// types at every node. A property key is stored as V8's one shared flat copy of its text,
+// compared with a literal by reference.
+const internalized = (text: string): string => Object.keys({ [text]: 0 })[0]!
