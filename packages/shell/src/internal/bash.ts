@@ -1013,8 +1013,8 @@ const runTimeWord = (raw: string): Word => ({
   glob: false
 })
 
-const hasGlobCharacter = (text: string): boolean =>
-  text.includes("*") || text.includes("?") || text.includes("[")
+const GLOB_CHARACTER = /[*?[]/
+const hasGlobCharacter = (text: string): boolean => GLOB_CHARACTER.test(text)
 
 const hasWildcard = (text: string): boolean => /[*?[\]\\]/.test(text)
 

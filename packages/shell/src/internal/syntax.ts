@@ -135,17 +135,19 @@ const copyWith = (cursor: Cursor, tree: Tree, source: string, mayMiss: boolean):
     )
   }
   // The children read so far of every node on the way down, in one stack (`starts`: where
-  // each node's begin): a node's list is copied out at its exact size once its last child
-  // is read, where an array grown by push keeps room for 16.
+  // each node's begin; `top`: where the stack ends): a node's list is copied out at its exact
+  // size once its last child is read, where an array grown by push keeps room for 16. The
+  // stack is never shortened (V8 trims an array's storage when its length is set lower).
   const pending: Array<SyntaxNode> = []
   const starts: Array<number> = []
+  let top = 0
   const root = make(null, 0)
   let current = root
   for (;;) {
     if (cursor.gotoFirstChild()) {
-      starts.push(pending.length)
+      starts.push(top)
       const child = make(current, 0)
-      pending.push(child)
+      pending[top++] = child
       current = child
       continue
     }
@@ -154,14 +156,14 @@ const copyWith = (cursor: Cursor, tree: Tree, source: string, mayMiss: boolean):
       if (parent === null) return root
       const start = starts[starts.length - 1]!
       if (cursor.gotoNextSibling()) {
-        const sibling = make(parent, pending.length - start)
-        pending.push(sibling)
+        const sibling = make(parent, top - start)
+        pending[top++] = sibling
         current = sibling
         break
       }
       cursor.gotoParent()
-      parent.children = pending.slice(start)
-      pending.length = start
+      parent.children = pending.slice(start, top)
+      top = start
       starts.pop()
       current = parent
     }
