@@ -2195,4 +2195,42 @@ layer(ShellParser.layer)("red team", (it) => {
       expect: "allow"
     }
   ])
+
+  cases("a file named in a glued option value or by a wrapper's option is read", [
+    // The value glued to a long option, to a short one, or to the flags clustered before it.
+    { command: "node --env-file=.env app.js", block: OPEN_READS, expect: "deny" },
+    { command: "docker run --env-file=.env img", block: OPEN_READS, expect: "deny" },
+    { command: "kubectl create secret generic x --from-file=prod.env", block: OPEN_READS, expect: "deny" },
+    { command: "sometool --config=.env", block: OPEN_READS, expect: "deny" },
+    { command: "sometool -c.env", block: OPEN_READS, expect: "deny" },
+    { command: "sometool -vc.env", block: OPEN_READS, expect: "deny" },
+    // A wrapper's own option: the file's variables go to the command it runs (`env` prints them).
+    { command: "dotenv -e .env -- env", block: OPEN_READS, expect: "deny" },
+    { command: "npx dotenv -e .env env", block: OPEN_READS, expect: "deny" },
+    { command: "env-cmd -f .env node app.js", block: OPEN_READS, expect: "deny" },
+    // ssh-keygen -f names the key it reads as well as the one it makes.
+    { command: "ssh-keygen -y -f .env", block: OPEN_READS, expect: "deny" },
+    { command: "ssh-keygen -l -f.env", block: OPEN_READS, expect: "deny" },
+    // Ordinary: options whose values name no denied file.
+    { command: "node --env-file=notes.txt app.js", block: OPEN_READS, expect: "allow" },
+    { command: "git log --format=%H -n5", block: OPEN_READS, expect: "allow" },
+    { command: "ls -la notes.txt", block: OPEN_READS, expect: "allow" },
+    { command: "nice -n 5 cat notes.txt", block: OPEN_READS, expect: "allow" },
+    { command: "timeout -s KILL 5 cat notes.txt", block: OPEN_READS, expect: "allow" }
+  ])
+
+  cases("a file server reads every file of the directory it serves", [
+    { command: "php -S localhost:8000", block: OPEN_READS, expect: "deny" },
+    { command: "php -S 0.0.0.0:8080 -t .", block: OPEN_READS, expect: "deny" },
+    { command: "npx serve", block: OPEN_READS, expect: "deny" },
+    { command: "npx serve -l 3000 .", block: OPEN_READS, expect: "deny" },
+    { command: "npx http-server -p 8080", block: OPEN_READS, expect: "deny" },
+    { command: "busybox httpd -f -p 8080", block: OPEN_READS, expect: "deny" },
+    { command: "caddy file-server --listen :8080", block: OPEN_READS, expect: "deny" },
+    { command: "python3 -m http.server --directory=.", block: OPEN_READS, expect: "deny" },
+    // Serving a folder that holds no denied file.
+    { command: "php -S localhost:8000 -t lib", block: OPEN_READS, expect: "allow" },
+    { command: "busybox httpd -f -h tpl", block: OPEN_READS, expect: "allow" },
+    { command: "php -l notes.txt", block: OPEN_READS, expect: "allow" }
+  ])
 })

@@ -632,7 +632,13 @@ export const argumentPaths = (
   outer: Scope = scope
 ): void => {
   if (Programs.NO_PATH_ARGUMENTS.has(key)) return
-  if (Programs.isPython(key)) servedDirectory(env, command, written, scope)
+  if (
+    Programs.servesFiles(
+      key,
+      written.map((w) => w.value)
+    )
+  )
+    servedDirectories(env, command, key, written, scope)
   let words = written
   const link = key === "new-item" && scope.dialect === "powershell" && createsLink(written)
   if (scope.dialect === "powershell" && Cmdlets.hasParameterTable(key)) {
@@ -814,29 +820,35 @@ export const argumentPaths = (
           glued === ""
             ? words[i + 1]
             : { ...word, value: glued, raw: glued, path: word.path === undefined ? undefined : glued }
-        if (value !== undefined) touch(env, command, value, "write", "argument", scope)
+        if (value !== undefined)
+          for (const way of accessOf(key)) touch(env, command, value, way, "argument", scope)
         if (glued === "") i++
         continue
       }
       if (writeOptions.includes(option)) {
-        if (eq)
-          touch(
-            env,
-            command,
-            { ...word, value: eq[2]!, raw: eq[2]!, path: word.path === undefined ? undefined : eq[2]! },
-            "write",
-            "argument",
-            scope
-          )
-        else if (words[i + 1]) {
-          touch(env, command, words[i + 1]!, "write", "argument", scope)
-          i++
-        }
+        const access = accessOf(key)
+        const file = eq
+          ? { ...word, value: eq[2]!, raw: eq[2]!, path: word.path === undefined ? undefined : eq[2]! }
+          : words[i + 1]
+        if (file !== undefined) for (const way of access) touch(env, command, file, way, "argument", scope)
+        if (!eq && file !== undefined) i++
         continue
       }
-      if (eq && word.path !== undefined && /^(\/|~|\.\.?\/)/.test(eq[2]!)) {
+      if (eq && word.path !== undefined && eq[2] !== "") {
+        // `--env-file=.env`, `--config=/etc/x`: a value that names a file is read, as the
+        // same value given as the next word is.
         const value = eq[2]!.startsWith("~") ? env.home() + eq[2]!.slice(1) : eq[2]!
-        touch(env, command, { ...word, value, raw: eq[2]!, path: value }, "read", "argument", scope)
+        const file = { ...word, value, raw: eq[2]!, path: value }
+        if (/^(\/|~|\.\.?\/)/.test(eq[2]!) || namesFile(env, file, scope))
+          touch(env, command, file, "read", "argument", scope)
+      } else if (eq === null && word.path !== undefined && !text.startsWith("--")) {
+        // `-c.env`, `-vf.env`: a short option's value glued to it, or to the flags clustered
+        // before it, is read when it names a file (which letters take a value, only the
+        // program knows).
+        for (let at = 2; at < text.length; at++) {
+          const file = { ...word, value: text.slice(at), raw: text.slice(at), path: text.slice(at) }
+          if (namesFile(env, file, scope)) touch(env, command, file, "read", "argument", scope)
+        }
       }
       continue
     }
@@ -1038,25 +1050,44 @@ const itemNames = (
 // to a name no rule may protect.
 const MOVES: ReadonlySet<string> = new Set(["move-item", "rename-item"])
 
-// `python -m http.server [-d DIR]` reads the whole directory it serves (the one it runs in
-// by default): judged as a recursive read of it (see `readsDirectoryContents`).
-const servedDirectory = (
+// A file server reads every file of the directory it serves: judged as a recursive read of it
+// (see `readsDirectoryContents`). That is the one its option names (`python -m http.server
+// -d DIR`, `php -S … -t DIR`, `httpd -h DIR`), else the one it runs in; other servers take it as
+// an operand, told apart from their options' values by nobody here: the directory they run in
+// and each operand are judged.
+const servedDirectories = (
   env: Env,
   command: MutableCommand,
+  key: string,
   words: ReadonlyArray<Word>,
   scope: Scope
 ): void => {
-  const at = Programs.servedModule(words.map((w) => w.value))
-  if (at === -1) return
+  const option = SERVED_DIRECTORY_OPTIONS.get(Programs.isPython(key) ? "python" : key)
+  const from = Programs.isPython(key) ? Programs.servedModule(words.map((w) => w.value)) + 1 : 1
   let directory: Word = staticWord(".")
-  for (let i = at + 1; i < words.length; i++) {
-    const text = words[i]!.value
-    if ((text === "-d" || text === "--directory") && words[i + 1] !== undefined) directory = words[++i]!
-    else if (text.startsWith("--directory=")) directory = rest(words[i]!, 12)
-    else if (text.startsWith("-d") && text.length > 2) directory = rest(words[i]!, 2)
+  const operands: Array<Word> = []
+  for (let i = from; i < words.length; i++) {
+    const word = words[i]!
+    const text = word.value
+    if (option === undefined) {
+      if (!isOptionWord(word)) operands.push(word)
+    } else if (option.includes(text) && words[i + 1] !== undefined) directory = words[++i]!
+    else {
+      const long = option.find((o) => o.startsWith("--") && text.startsWith(`${o}=`))
+      const short = option.find((o) => !o.startsWith("--") && text.startsWith(o) && text.length > o.length)
+      if (long !== undefined) directory = rest(word, long.length + 1)
+      else if (short !== undefined) directory = rest(word, short.length)
+    }
   }
   touch(env, command, directory, "read", "argument", scope)
+  for (const operand of operands) touch(env, command, operand, "read", "argument", scope)
 }
+const SERVED_DIRECTORY_OPTIONS: ReadonlyMap<string, ReadonlyArray<string>> = new Map([
+  ["python", ["-d", "--directory"]],
+  ["php", ["-t", "--docroot"]],
+  ["httpd", ["-h"]],
+  ["caddy", ["-r", "--root"]]
+])
 
 // cp, mv, install and ln (GNU coreutils): their short options, and those that take a value
 // (glued, `-S.json`, or the next word); their long options that take one (`--suffix S`,
@@ -1295,6 +1326,18 @@ const backupEndings = (
 
 // The value of the first short write option (`-o`) in a cluster of short options (`-ro/x`:
 // `/x`; `-ro`: "", the next word), if any.
+// How a program uses the file its output option names: ssh-keygen -f also names the key it
+// reads (-y prints a private key's public half, -l its fingerprint).
+const accessOf = (key: string): ReadonlyArray<"read" | "write"> =>
+  key === "ssh-keygen" ? ["read", "write"] : ["write"]
+
+/** Whether a static word names something that exists where the command may run. */
+export const namesFile = (env: Env, word: Word, scope: Scope): boolean =>
+  word.isStatic &&
+  word.path !== undefined &&
+  word.path !== "" &&
+  scope.cwds.some((cwd) => env.resolver.exists(resolveFrom(cwd, word.path!)))
+
 const gluedShortValue = (text: string, writeOptions: ReadonlyArray<string>): string | undefined => {
   if (text.startsWith("--") || text.length < 2) return undefined
   for (let i = 1; i < text.length; i++) {

@@ -15,6 +15,7 @@ import {
   followedLinks,
   foreignGitRepository,
   foreignGitVariable,
+  namesFile,
   plantedGitDirectory,
   touch
 } from "./files.ts"
@@ -1345,6 +1346,14 @@ const unwrap = (
   for (const option of spec.writes ?? []) {
     for (const value of options.values.get(option) ?? [])
       touch(env, command, value, "write", "argument", scope)
+  }
+  // The other values of its options that name a file are read (`dotenv -e .env`, `env-cmd -f
+  // .env`: the file's variables go to the command it runs; `rlwrap -f words`).
+  for (const [option, values] of options.values) {
+    if (spec.writes?.includes(option) || spec.chdir?.includes(option) || spec.script?.includes(option))
+      continue
+    for (const value of values)
+      if (namesFile(env, value, scope)) touch(env, command, value, "read", "argument", scope)
   }
   let inner = scope
   for (const option of spec.chdir ?? []) {

@@ -1637,7 +1637,7 @@ export const readsDirectoryContents = (
   argv: ReadonlyArray<string>
 ): "all" | "visible" | undefined => {
   if (GREP_PROGRAMS.has(key)) return parseGrepArgv(argv).recursive ? "all" : undefined
-  if (isPython(key)) return servedModule(argv) !== -1 ? "all" : undefined
+  if (servesFiles(key, argv)) return "all"
   if (key === "git") {
     const sub = gitSubcommand(argv)
     return sub === "grep" || sub === "add" || sub === "stage" || gitPrintsContents(argv) ? "all" : undefined
@@ -1668,6 +1668,30 @@ export const servedModule = (argv: ReadonlyArray<string>): number =>
     return false
   })
 const SERVING_MODULES: ReadonlySet<string> = new Set(["http.server", "SimpleHTTPServer"])
+
+/**
+ * Whether `argv` starts a static file server: it serves every file under a directory, hidden
+ * ones included, to whoever connects (`python -m http.server`, `php -S`, busybox `httpd`,
+ * the registry's `serve` and `http-server`).
+ */
+export const servesFiles = (key: string, argv: ReadonlyArray<string>): boolean => {
+  if (isPython(key)) return servedModule(argv) !== -1
+  if (key === "php") return argv.some((word, i) => i > 0 && /^-[a-zA-Z]*S/.test(word))
+  if (key === "caddy") return argv[1] === "file-server"
+  return FILE_SERVERS.has(key)
+}
+// Programs that only serve files: their directory is the one they run in or one they are given.
+const FILE_SERVERS: ReadonlySet<string> = new Set([
+  "serve",
+  "http-server",
+  "live-server",
+  "static-server",
+  "httpd",
+  "darkhttpd",
+  "miniserve",
+  "simple-http-server",
+  "webfsd"
+])
 
 // git's global options that take the next word as their value.
 const GIT_VALUED =
