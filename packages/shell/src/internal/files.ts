@@ -1331,12 +1331,15 @@ const backupEndings = (
 const accessOf = (key: string): ReadonlyArray<"read" | "write"> =>
   key === "ssh-keygen" ? ["read", "write"] : ["write"]
 
-/** Whether a static word names something that exists where the command may run. */
+/**
+ * Whether a static word may name something that exists where the command runs (where that is
+ * not known, it may).
+ */
 export const namesFile = (env: Env, word: Word, scope: Scope): boolean =>
   word.isStatic &&
   word.path !== undefined &&
   word.path !== "" &&
-  scope.cwds.some((cwd) => env.resolver.exists(resolveFrom(cwd, word.path!)))
+  (scope.unknown || scope.cwds.some((cwd) => env.resolver.exists(resolveFrom(cwd, word.path!))))
 
 const gluedShortValue = (text: string, writeOptions: ReadonlyArray<string>): string | undefined => {
   if (text.startsWith("--") || text.length < 2) return undefined
