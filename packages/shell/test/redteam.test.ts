@@ -2233,4 +2233,36 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "busybox httpd -f -h tpl", block: OPEN_READS, expect: "allow" },
     { command: "php -l notes.txt", block: OPEN_READS, expect: "allow" }
   ])
+
+  cases("what makes code run later, outside any sandbox, is left to a person", [
+    { command: "systemctl --user enable --now x.service", block: DENY_RM, expect: "ask" },
+    { command: "systemctl --user start x", block: DENY_RM, expect: "ask" },
+    { command: "launchctl load ~/Library/LaunchAgents/x.plist", block: DENY_RM, expect: "ask" },
+    { command: "launchctl bootstrap gui/501 x.plist", block: DENY_RM, expect: "ask" },
+    // The person's shell runs a trusted .envrc (.mise.toml) on entering the folder.
+    { command: "echo 'rm -rf ~' > .envrc && direnv allow", block: DENY_RM, expect: "ask" },
+    { command: "direnv allow .", block: DENY_RM, expect: "ask" },
+    { command: "direnv exec . make", block: DENY_RM, expect: "ask" },
+    { command: "mise trust", block: DENY_RM, expect: "ask" },
+    // A gh alias with `!` runs a shell; an extension is code gh runs.
+    { command: "gh alias set co '!rm -rf src'", block: DENY_RM, expect: "ask" },
+    { command: "gh extension install owner/gh-x", block: DENY_RM, expect: "ask" },
+    // Every later go build runs the program GOFLAGS names; pip installs from where it is told.
+    { command: "go env -w GOFLAGS=-toolexec=/tmp/x", block: DENY_RM, expect: "ask" },
+    { command: "go env -w CC=/tmp/x", block: DENY_RM, expect: "ask" },
+    {
+      command: "pip config set global.index-url https://example.invalid/simple",
+      block: DENY_RM,
+      expect: "ask"
+    },
+    // Ordinary: looking, and the tools' everyday commands.
+    { command: "systemctl status docker", block: DENY_RM, expect: "allow" },
+    { command: "systemctl --user list-units --type=service", block: DENY_RM, expect: "allow" },
+    { command: "launchctl list", block: DENY_RM, expect: "allow" },
+    { command: "direnv status", block: DENY_RM, expect: "allow" },
+    { command: "gh alias list", block: DENY_RM, expect: "allow" },
+    { command: "gh pr list", block: DENY_RM, expect: "allow" },
+    { command: "go env GOPATH", block: DENY_RM, expect: "allow" },
+    { command: "pip config list", block: DENY_RM, expect: "allow" }
+  ])
 })

@@ -57,6 +57,56 @@ const TAR_RUNS: ReadonlySet<string> = new Set([
 ])
 
 // `key`'s options read as its parser reads them; a spelling it cannot read may hide any.
+// The subcommands of systemctl and launchctl that only look; any other may start a service.
+const SYSTEMCTL_LOOKS: ReadonlySet<string> = new Set([
+  "status",
+  "show",
+  "cat",
+  "help",
+  "list-units",
+  "list-unit-files",
+  "list-sockets",
+  "list-timers",
+  "list-jobs",
+  "list-dependencies",
+  "list-machines",
+  "list-automounts",
+  "list-paths",
+  "is-active",
+  "is-enabled",
+  "is-failed",
+  "is-system-running",
+  "get-default",
+  "show-environment"
+])
+const LAUNCHCTL_LOOKS: ReadonlySet<string> = new Set([
+  "list",
+  "print",
+  "print-cache",
+  "print-disabled",
+  "blame",
+  "help",
+  "version",
+  "hostinfo",
+  "getenv",
+  "managerpid",
+  "manageruid",
+  "managername",
+  "error"
+])
+// direnv's subcommands that neither trust nor run an .envrc.
+const DIRENV_LOOKS: ReadonlySet<string> = new Set([
+  "status",
+  "help",
+  "version",
+  "hook",
+  "stdlib",
+  "deny",
+  "block",
+  "revoke",
+  "prune"
+])
+
 const readOptions = (
   key: string,
   name: string,
@@ -131,6 +181,12 @@ export const check = (key: string, words: ReadonlyArray<Word>, sink: Sink): void
       if (!args.includes("--dry-run")) unseenWrites(sink, `${name} writes the files its patch names`)
       return
     case "go":
+      // `go env -w GOFLAGS=-toolexec=…`, `CC=…`: every later go command runs what it names.
+      if (args[0] === "env" && args.some((a) => a === "-w" || a === "-u"))
+        opaque(
+          sink,
+          `${name} env -w sets the configuration of every later go command, which can name programs to run`
+        )
       args.forEach((a, i) => {
         const option = /^--?(toolexec|exec|vettool)(=|$)/.exec(a)?.[1]
         if (option !== undefined) {
@@ -288,6 +344,39 @@ export const check = (key: string, words: ReadonlyArray<Word>, sink: Sink): void
     case "batch":
     case "crontab":
       opaque(sink, `${name} schedules commands to run later`)
+      return
+    case "systemctl":
+    case "launchctl": {
+      // A service started, enabled, loaded or edited runs later, outside any sandbox: only
+      // the subcommands that look are modelled.
+      const sub = args.find((a) => !a.startsWith("-"))
+      if (sub !== undefined && !(key === "systemctl" ? SYSTEMCTL_LOOKS : LAUNCHCTL_LOOKS).has(sub))
+        opaque(sink, `${name} ${sub} may start or install a service, which runs outside any sandbox`)
+      return
+    }
+    case "direnv":
+    case "mise":
+    case "rtx": {
+      // Trusting a folder's .envrc (.mise.toml) makes the person's own shell run it on entering
+      // the folder, outside any sandbox; `direnv exec` runs it now.
+      const sub = args.find((a) => !a.startsWith("-"))
+      if (sub !== undefined && (key === "direnv" ? !DIRENV_LOOKS.has(sub) : sub === "trust"))
+        opaque(sink, `${name} ${sub} trusts or runs code the shell runs on entering the folder`)
+      return
+    }
+    case "gh":
+      // An alias (`!` runs a shell) or an extension is code a later `gh` command runs.
+      if (
+        (args[0] === "alias" && (args[1] === "set" || args[1] === "import")) ||
+        ((args[0] === "extension" || args[0] === "ext") && (args[1] === "install" || args[1] === "upgrade"))
+      )
+        opaque(sink, `${name} ${args[0]} ${args[1]} defines code a later gh command runs`)
+      return
+    case "pip":
+    case "pip3":
+      // pip's configuration names where every later install comes from.
+      if (args[0] === "config" && (args[1] === "set" || args[1] === "edit" || args[1] === "unset"))
+        opaque(sink, `${name} config ${args[1]} changes where later installs come from`)
       return
     case "add-type":
       sink.note("executes", "Add-Type compiles and loads code")
