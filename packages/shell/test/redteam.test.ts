@@ -2208,6 +2208,12 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "dotenv -e .env -- env", block: OPEN_READS, expect: "deny" },
     { command: "npx dotenv -e .env env", block: OPEN_READS, expect: "deny" },
     { command: "env-cmd -f .env node app.js", block: OPEN_READS, expect: "deny" },
+    // A global option, moved out of the subcommand's form, still reads the file it names.
+    { command: "make -f .env", block: OPEN_READS, expect: "deny" },
+    { command: "make --file=prod.env all", block: OPEN_READS, expect: "deny" },
+    { command: "kubectl --kubeconfig .env get pods", block: OPEN_READS, expect: "deny" },
+    { command: "kubectl get pods --kubeconfig=.env", block: OPEN_READS, expect: "deny" },
+    { command: "docker --config .env ps", block: OPEN_READS, expect: "deny" },
     // ssh-keygen -f names the key it reads as well as the one it makes.
     { command: "ssh-keygen -y -f .env", block: OPEN_READS, expect: "deny" },
     { command: "ssh-keygen -l -f.env", block: OPEN_READS, expect: "deny" },
@@ -2216,6 +2222,8 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "git log --format=%H -n5", block: OPEN_READS, expect: "allow" },
     { command: "ls -la notes.txt", block: OPEN_READS, expect: "allow" },
     { command: "nice -n 5 cat notes.txt", block: OPEN_READS, expect: "allow" },
+    { command: "make -C lib -j4 all", block: OPEN_READS, expect: "allow" },
+    { command: "kubectl -n default get pods", block: OPEN_READS, expect: "allow" },
     { command: "timeout -s KILL 5 cat notes.txt", block: OPEN_READS, expect: "allow" }
   ])
 

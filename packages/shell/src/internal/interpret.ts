@@ -776,6 +776,14 @@ const interpretWords = (
       )
     for (const { option, value } of form.directories)
       inner = workIn(env, command, value, scope, inner, option, program)
+    // The files its global options name are read (`make -f .env`, `kubectl --kubeconfig .env`),
+    // where it starts and where its directory options take it.
+    const places = inner === scope ? [scope] : [scope, inner]
+    for (const { option, value } of form.options) {
+      if (value === undefined || form.directories.some((d) => d.option === option)) continue
+      for (const place of places)
+        if (namesFile(env, value, place)) touch(env, command, value, "read", "argument", place)
+    }
     if (form.moved) command.canonical = form.words.map((w) => w.value)
     args = form.words
   } else if (key === "tar" || key === "gtar" || key === "bsdtar") {
