@@ -842,11 +842,13 @@ export const argumentPaths = (
         if (/^(\/|~|\.\.?\/)/.test(eq[2]!) || namesFile(env, file, scope))
           touch(env, command, file, "read", "argument", scope)
       } else if (eq === null && word.path !== undefined && !text.startsWith("--")) {
-        // `-c.env`, `-vf.env`: a short option's value glued to it, or to the flags clustered
-        // before it, is read when it names a file (which letters take a value, only the
-        // program knows).
+        // `-c.env`, `-vf./id_rsa`: a short option's value glued to it, or to the flags
+        // clustered before it, is read when it names a file (which letters take a value, only
+        // the program knows). Flags are letters and digits: a rest of only those is a cluster.
         for (let at = 2; at < text.length; at++) {
-          const file = { ...word, value: text.slice(at), raw: text.slice(at), path: text.slice(at) }
+          const value = text.slice(at)
+          if (FLAG_CLUSTER.test(value)) continue
+          const file = { ...word, value, raw: value, path: value }
           if (namesFile(env, file, scope)) touch(env, command, file, "read", "argument", scope)
         }
       }
@@ -1330,6 +1332,8 @@ const backupEndings = (
 // reads (-y prints a private key's public half, -l its fingerprint).
 const accessOf = (key: string): ReadonlyArray<"read" | "write"> =>
   key === "ssh-keygen" ? ["read", "write"] : ["write"]
+
+const FLAG_CLUSTER = /^[A-Za-z0-9]+$/
 
 /**
  * Whether a static word may name something that exists where the command runs (where that is
