@@ -633,6 +633,7 @@ export const argumentPaths = (
 ): void => {
   if (Programs.NO_PATH_ARGUMENTS.has(key)) return
   if (
+    Programs.mayServeFiles(key) &&
     Programs.servesFiles(
       key,
       written.map((w) => w.value)

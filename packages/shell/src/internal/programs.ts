@@ -1675,11 +1675,16 @@ const SERVING_MODULES: ReadonlySet<string> = new Set(["http.server", "SimpleHTTP
  * the registry's `serve` and `http-server`).
  */
 export const servesFiles = (key: string, argv: ReadonlyArray<string>): boolean => {
+  if (!mayServeFiles(key)) return false
   if (isPython(key)) return servedModule(argv) !== -1
   if (key === "php") return argv.some((word, i) => i > 0 && /^-[a-zA-Z]*S/.test(word))
   if (key === "caddy") return argv[1] === "file-server"
   return FILE_SERVERS.has(key)
 }
+/** Whether `key` names a program {@link servesFiles} may find serving files. */
+export const mayServeFiles = (key: string): boolean =>
+  FILE_SERVERS.has(key) || key === "php" || key === "caddy" || isPython(key)
+
 // Programs that only serve files: their directory is the one they run in or one they are given.
 const FILE_SERVERS: ReadonlySet<string> = new Set([
   "serve",
