@@ -2263,7 +2263,18 @@ layer(ShellParser.layer)("red team", (it) => {
       block: DENY_RM,
       expect: "ask"
     },
+    // A mount makes paths under it lead to other files (`d/.env` is the project's .env).
+    {
+      command: "mkdir -p d && mount --bind . d && cat d/.env",
+      block: { ...OPEN_READS, read: { "*": "allow", ".env": "deny" } },
+      expect: "ask"
+    },
+    { command: "unshare -rm sh -c 'mount --bind . d'", block: DENY_RM, expect: "ask" },
+    { command: "bindfs . d", block: DENY_RM, expect: "ask" },
+    { command: "sshfs host:/srv d", block: DENY_RM, expect: "ask" },
     // Ordinary: looking, and the tools' everyday commands.
+    { command: "mount", block: DENY_RM, expect: "allow" },
+    { command: "mount -l -t ext4", block: DENY_RM, expect: "allow" },
     { command: "systemctl status docker", block: DENY_RM, expect: "allow" },
     { command: "systemctl --user list-units --type=service", block: DENY_RM, expect: "allow" },
     { command: "launchctl list", block: DENY_RM, expect: "allow" },

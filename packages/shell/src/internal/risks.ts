@@ -57,6 +57,12 @@ const TAR_RUNS: ReadonlySet<string> = new Set([
 ])
 
 // `key`'s options read as its parser reads them; a spelling it cannot read may hide any.
+// mount's options that mount without an operand (`mount -a` mounts what fstab lists).
+const MOUNTS =
+  /^(-a|--all|-[a-zA-Z]*[BRMLU]|--bind|--rbind|--move|--make-.*|--source.*|--target.*|--label.*|--uuid.*)$/
+// Its options that take the next word and mount nothing by themselves (`mount -l -t ext4`).
+const MOUNT_VALUED = /^(-[lnrvw]*[tOoTN]|--types|--test-opts|--options|--fstab|--namespace)$/
+
 // The subcommands of systemctl and launchctl that only look; any other may start a service.
 const SYSTEMCTL_LOOKS: ReadonlySet<string> = new Set([
   "status",
@@ -344,6 +350,37 @@ export const check = (key: string, words: ReadonlyArray<Word>, sink: Sink): void
     case "batch":
     case "crontab":
       opaque(sink, `${name} schedules commands to run later`)
+      return
+    case "mount":
+      // Listing the mounts (no operand) only looks; a mount makes the paths under its target
+      // lead to other files, which no later judgement of a path can see (`mount --bind . d`
+      // makes `d/.env` the project's .env under a name no rule guards).
+      for (let i = 0; i < args.length; i++) {
+        if (MOUNT_VALUED.test(args[i]!)) i++
+        else if (!args[i]!.startsWith("-") || MOUNTS.test(args[i]!)) {
+          opaque(sink, `${name} attaches a file system: paths under it lead to other files`)
+          return
+        }
+      }
+      return
+    case "rclone":
+      if (args[0] === "mount" || args[0] === "nfsmount")
+        opaque(sink, `${name} ${args[0]} attaches a file system: paths under it lead to other files`)
+      return
+    case "bindfs":
+    case "sshfs":
+    case "fuse-overlayfs":
+    case "squashfuse":
+    case "archivemount":
+    case "fuse-zip":
+    case "mergerfs":
+    case "unionfs":
+    case "unionfs-fuse":
+    case "s3fs":
+    case "gocryptfs":
+    case "encfs":
+      if (!args.some((a) => a === "-h" || a === "--help" || a === "-V" || a === "--version"))
+        opaque(sink, `${name} attaches a file system: paths under it lead to other files`)
       return
     case "systemctl":
     case "launchctl": {
