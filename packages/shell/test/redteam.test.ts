@@ -102,6 +102,11 @@ const HOME_DENIED = {
 /** Every command allowed but `rm`, and every folder outside the project. */
 const DENY_RM_OUTSIDE = { bash: { "*": "allow", "rm *": "deny" }, external_directory: "allow" }
 /** No configuration: opencode's defaults (gate-support's), which allow every command. */
+/** Every pnpm and yarn command allowed, everything else asked. */
+const USER_PNPM = {
+  bash: { "*": "ask", "pnpm *": "allow", "yarn *": "allow", "bun *": "allow", "npm *": "allow" }
+}
+
 const NONE = {}
 /** Gatehouse's built-in defaults (`Defaults.ruleset`): only what the gate vouches harmless runs. */
 const BUILTIN = "builtin" as const
@@ -2283,5 +2288,24 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "gh pr list", block: DENY_RM, expect: "allow" },
     { command: "go env GOPATH", block: DENY_RM, expect: "allow" },
     { command: "pip config list", block: DENY_RM, expect: "allow" }
+  ])
+
+  cases("a package manager's create runs the registry's create-* program", [
+    // As `pnpm dlx create-vite` is judged: the program it fetches and runs is a command.
+    { command: "pnpm create vite", block: USER_PNPM, expect: "ask" },
+    { command: "yarn create vite my-app", block: USER_PNPM, expect: "ask" },
+    { command: "bun create vite", block: USER_PNPM, expect: "ask" },
+    { command: "npm create vite@latest app -- --template react", block: USER_PNPM, expect: "ask" },
+    { command: "npm init vite", block: USER_PNPM, expect: "ask" },
+    { command: "pnpm create @scope/x", block: USER_PNPM, expect: "ask" },
+    // A rule on the program it runs decides it.
+    {
+      command: "pnpm create vite",
+      block: { ...USER_PNPM, bash: { ...USER_PNPM.bash, "create-vite *": "allow" } },
+      expect: "allow"
+    },
+    // Ordinary: the package manager's own commands.
+    { command: "pnpm install", block: USER_PNPM, expect: "allow" },
+    { command: "yarn add zod", block: USER_PNPM, expect: "allow" }
   ])
 })

@@ -188,7 +188,9 @@ export const special = (key: string, words: ReadonlyArray<Word>, ops: Ops): bool
         explore(words, ops)
         return true
       }
-      return false
+      return (
+        (sub === "create" || sub === "init" || sub === "innit") && createPackage(words, `npm ${sub}`, ops)
+      )
     case "pnpm":
     case "yarn":
       if (key === "yarn" && sub === "workspaces" && words[2]?.value === "foreach") {
@@ -211,13 +213,13 @@ export const special = (key: string, words: ReadonlyArray<Word>, ops: Ops): bool
         runPackage(words, 2, `${key} ${sub}`, ops)
         return true
       }
-      return false
+      return sub === "create" && createPackage(words, `${key} create`, ops)
     case "bun":
       if (sub === "x") {
         runPackage(words, 2, "bun x", ops)
         return true
       }
-      return false
+      return sub === "create" && createPackage(words, "bun create", ops)
     case "wsl":
     case "wsl.exe":
       wsl(words, ops)
@@ -380,6 +382,27 @@ const runPackage = (words: ReadonlyArray<Word>, start: number, via: string, ops:
     return
   }
   ops.child(rest, via)
+}
+
+// `pnpm create vite app` (`yarn create`, `bun create`, `npm create`, `npm init vite`) runs the
+// registry's `create-vite`, as `pnpm dlx create-vite app` does; `@scope/x` is `@scope/create-x`.
+// Without an initializer (`npm init -y`) it is not handled here.
+const createPackage = (words: ReadonlyArray<Word>, via: string, ops: Ops): boolean => {
+  const at = words.findIndex((word, i) => i >= 2 && !word.value.startsWith("-"))
+  if (at === -1) return false
+  ops.note("executes", `${via} runs a package's program (fetched from the registry when it is not installed)`)
+  const initializer = words[at]!
+  if (!initializer.isStatic) {
+    ops.note("unmodelled", `${via} runs \`${initializer.raw}\`, a package only known at run time`)
+    return true
+  }
+  const name = initializer.value
+  const scoped = /^(@[^/@]+)(?:\/([^@]+))?(@.*)?$/.exec(name)
+  const program = scoped
+    ? `${scoped[1]}/create${scoped[2] === undefined ? "" : `-${scoped[2]}`}${scoped[3] ?? ""}`
+    : `create-${name}`
+  ops.child([staticWord(program), ...words.slice(at + 1)], via)
+  return true
 }
 
 // `uv run`, `poetry run`, `conda run -n env`…: the command after the options runs in the
