@@ -632,14 +632,7 @@ export const argumentPaths = (
   outer: Scope = scope
 ): void => {
   if (Programs.NO_PATH_ARGUMENTS.has(key)) return
-  if (
-    Programs.mayServeFiles(key) &&
-    Programs.servesFiles(
-      key,
-      written.map((w) => w.value)
-    )
-  )
-    servedDirectories(env, command, key, written, scope)
+  if (Programs.mayServeFiles(key)) servedDirectories(env, command, key, written, scope)
   let words = written
   const link = key === "new-item" && scope.dialect === "powershell" && createsLink(written)
   if (scope.dialect === "powershell" && Cmdlets.hasParameterTable(key)) {
@@ -1065,8 +1058,10 @@ const servedDirectories = (
   words: ReadonlyArray<Word>,
   scope: Scope
 ): void => {
+  const argv = words.map((w) => w.value)
+  if (!Programs.servesFiles(key, argv)) return
   const option = SERVED_DIRECTORY_OPTIONS.get(Programs.isPython(key) ? "python" : key)
-  const from = Programs.isPython(key) ? Programs.servedModule(words.map((w) => w.value)) + 1 : 1
+  const from = Programs.isPython(key) ? Programs.servedModule(argv) + 1 : 1
   let directory: Word = staticWord(".")
   const operands: Array<Word> = []
   for (let i = from; i < words.length; i++) {
@@ -1327,8 +1322,6 @@ const backupEndings = (
   return type === "simple" || type === "never" ? [simple] : [simple, numbered]
 }
 
-// The value of the first short write option (`-o`) in a cluster of short options (`-ro/x`:
-// `/x`; `-ro`: "", the next word), if any.
 // How a program uses the file its output option names: ssh-keygen -f also names the key it
 // reads (-y prints a private key's public half, -l its fingerprint).
 const accessOf = (key: string): ReadonlyArray<"read" | "write"> =>
@@ -1346,6 +1339,8 @@ export const namesFile = (env: Env, word: Word, scope: Scope): boolean =>
   word.path !== "" &&
   (scope.unknown || scope.cwds.some((cwd) => env.resolver.exists(resolveFrom(cwd, word.path!))))
 
+// The value of the first short write option (`-o`) in a cluster of short options (`-ro/x`:
+// `/x`; `-ro`: "", the next word), if any.
 const gluedShortValue = (text: string, writeOptions: ReadonlyArray<string>): string | undefined => {
   if (text.startsWith("--") || text.length < 2) return undefined
   for (let i = 1; i < text.length; i++) {

@@ -56,7 +56,6 @@ const TAR_RUNS: ReadonlySet<string> = new Set([
   "--new-volume-script"
 ])
 
-// `key`'s options read as its parser reads them; a spelling it cannot read may hide any.
 // mount's options that mount without an operand (`mount -a` mounts what fstab lists).
 const MOUNTS =
   /^(-a|--all|-[a-zA-Z]*[BRMLU]|--bind|--rbind|--move|--make-.*|--source.*|--target.*|--label.*|--uuid.*)$/
@@ -113,6 +112,7 @@ const DIRENV_LOOKS: ReadonlySet<string> = new Set([
   "prune"
 ])
 
+// `key`'s options read as its parser reads them; a spelling it cannot read may hide any.
 const readOptions = (
   key: string,
   name: string,
