@@ -2308,4 +2308,50 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "pnpm install", block: USER_PNPM, expect: "allow" },
     { command: "yarn add zod", block: USER_PNPM, expect: "allow" }
   ])
+
+  cases("wrappers, shells and tools that run or load what the analysis cannot see", [
+    // Wrappers the analysis did not know: the command they run is judged.
+    { command: "printf x | ssh-agent tee -a .git/config", block: EDIT_GIT, expect: "deny" },
+    { command: "ssh-agent rm notes.txt", block: DENY_RM, expect: "deny" },
+    { command: "setarch x86_64 -R rm notes.txt", block: DENY_RM, expect: "deny" },
+    { command: "setarch x86_64 tee -a .git/config", block: EDIT_GIT, expect: "deny" },
+    { command: "linux64 rm notes.txt", block: DENY_RM, expect: "deny" },
+    { command: "logsave .git/config ls", block: EDIT_GIT, expect: "deny" },
+    { command: "prlimit rm notes.txt", block: DENY_RM, expect: "deny" },
+    { command: "setpriv --nnp rm notes.txt", block: DENY_RM, expect: "deny" },
+    // Programs that run their arguments as command lines, or a folder's programs.
+    { command: "sg root 'r\\m notes.txt'", block: DENY_RM, expect: "ask" },
+    { command: "capsh -- -c 'r\\m notes.txt'", block: DENY_RM, expect: "ask" },
+    { command: "pee 'r\\m notes.txt'", block: DENY_RM, expect: "ask" },
+    { command: "hyperfine 'r\\m notes.txt'", block: DENY_RM, expect: "ask" },
+    { command: "run-parts lib", block: DENY_RM, expect: "ask" },
+    // An interactive shell's start-up file runs first, unseen, as `source` runs it.
+    { command: "bash --rcfile .env -ic 'echo $SECRET'", block: OPEN_READS, expect: "deny" },
+    { command: "bash --init-file=notes.txt -i", block: DENY_RM, expect: "ask" },
+    // sqlite3's SQL reaches files: readfile, writefile, ATTACH, VACUUM INTO; dot-commands
+    // other than those that print (`.backup`, `.save`, `.log` write files).
+    { command: `sqlite3 :memory: "select readfile('.env')"`, block: OPEN_READS, expect: "ask" },
+    {
+      command: `sqlite3 :memory: "select writefile('.git/hooks/pre-commit', 'x')"`,
+      block: EDIT_GIT,
+      expect: "ask"
+    },
+    { command: `sqlite3 x.db "attach '.git/x' as y"`, block: EDIT_GIT, expect: "ask" },
+    { command: `sqlite3 x.db "vacuum into '.git/x'"`, block: EDIT_GIT, expect: "ask" },
+    { command: "sqlite3 x.db '.backup .git/x'", block: EDIT_GIT, expect: "ask" },
+    // zsh: modules add builtins (zf_rm, $mapfile), autoload loads a function (zmv), and
+    // `hash name=path` makes a name run another program.
+    { command: "zmodload zsh/files; zf_rm notes.txt", block: DENY_RM, expect: "ask" },
+    { command: "zmodload zsh/mapfile; echo $mapfile[.env]", block: OPEN_READS, expect: "ask" },
+    { command: "autoload -Uz zmv; zmv notes.txt .git/hooks/pre-commit", block: EDIT_GIT, expect: "ask" },
+    { command: "hash ls=/bin/rm; ls notes.txt", block: DENY_RM, expect: "ask" },
+    // Ordinary: the same tools doing ordinary things.
+    { command: "ssh-agent -k", block: DENY_RM, expect: "allow" },
+    { command: "linux64 ls", block: DENY_RM, expect: "allow" },
+    { command: "logsave build.log make", block: DENY_RM, expect: "allow" },
+    { command: "bash --norc -c ls", block: DENY_RM, expect: "allow" },
+    { command: "sqlite3 x.db 'select * from t'", block: DENY_RM, expect: "allow" },
+    { command: "sqlite3 x.db .tables", block: DENY_RM, expect: "allow" },
+    { command: "hash -r", block: DENY_RM, expect: "allow" }
+  ])
 })

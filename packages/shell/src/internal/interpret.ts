@@ -1391,12 +1391,23 @@ const unwrap = (
     }
   }
   const positional = spec.positional ?? 0
-  if (key === "flock") {
+  if (key === "flock" || key === "logsave") {
     const file = words[index]
     if (file) touch(env, command, file, "write", "argument", scope)
   }
   index += positional
-  const rest = words.slice(index)
+  let rest = words.slice(index)
+  if (key === "setarch") {
+    // Its options follow the architecture (`setarch x86_64 -R cmd`).
+    const after = parseOptions(words, index, spec.valued, spec.flags)
+    for (const option of after.unknown)
+      commandNote(
+        command,
+        "unmodelled",
+        `${key}: unknown option ${option}: where the command it runs starts is a guess`
+      )
+    rest = words.slice(after.rest)
+  }
   if (key === "watch" && !options.flags.has("-x") && !options.flags.has("--exec") && rest.length > 0) {
     commandNote(command, "executes", "watch runs its arguments through sh -c")
     if (rest.some((w) => !w.isStatic))
@@ -1461,17 +1472,25 @@ const shell = (
       if (text === "-") stdin = true
       break
     }
-    if (
-      text === "-o" ||
-      text === "+o" ||
-      text === "-O" ||
-      text === "+O" ||
-      text === "--rcfile" ||
-      text === "--init-file"
-    ) {
-      if (text === "--rcfile" || text === "--init-file") {
-        commandNote(command, "executes", `${key} ${text} runs a start-up file`)
-      }
+    const startup = /^--(rcfile|init-file)(=|$)/.exec(text)
+    if (startup !== null) {
+      // An interactive shell runs the file first, as `source` does: its commands are unseen.
+      const file =
+        startup[2] === "="
+          ? {
+              ...word,
+              value: text.slice(startup[0].length),
+              raw: text.slice(startup[0].length),
+              path: text.slice(startup[0].length)
+            }
+          : words[i + 1]
+      commandNote(command, "executes", `${key} --${startup[1]} runs a start-up file`)
+      commandNote(command, "unmodelled", `${key} --${startup[1]} runs a file whose commands are not analysed`)
+      if (file !== undefined) touch(env, command, file, "read", "argument", scope)
+      i += startup[2] === "=" ? 1 : 2
+      continue
+    }
+    if (text === "-o" || text === "+o" || text === "-O" || text === "+O") {
       if (words[i + 1]?.isStatic === false)
         commandNote(command, "unmodelled", `${key} ${text}: an option only known at run time`)
       i += 2

@@ -238,6 +238,33 @@ export interface WrapperSpec {
   readonly joinsWords?: boolean
 }
 
+const SETARCH_FLAGS = [
+  "-v",
+  "--verbose",
+  "-3",
+  "--3gb",
+  "-B",
+  "--32bit",
+  "-F",
+  "--fdpic-funcptrs",
+  "-I",
+  "--short-inode",
+  "-L",
+  "--addr-compat-layout",
+  "-R",
+  "--addr-no-randomize",
+  "-S",
+  "--whole-seconds",
+  "-T",
+  "--sticky-timeouts",
+  "-X",
+  "--read-implies-exec",
+  "-Z",
+  "--mmap-page-zero",
+  "--4gb",
+  "--uname-2.6"
+]
+
 export const WRAPPERS: ReadonlyMap<string, WrapperSpec> = new Map<string, WrapperSpec>([
   [
     "sudo",
@@ -388,6 +415,28 @@ export const WRAPPERS: ReadonlyMap<string, WrapperSpec> = new Map<string, Wrappe
     }
   ],
   ["setsid", { valued: [], flags: ["-c", "--ctty", "-f", "--fork", "-w", "--wait"] }],
+  [
+    "ssh-agent",
+    { valued: ["-a", "-E", "-O", "-P", "-t"], flags: ["-c", "-s", "-d", "-D"], noCommand: ["-k"] }
+  ],
+  // setarch takes its architecture first and its options after it; linux32, linux64 and the
+  // architecture names are setarch under another name, with no architecture word.
+  ["setarch", { valued: [], flags: SETARCH_FLAGS, positional: 1 }],
+  ...["linux32", "linux64", "i386", "x86_64"].map((name): readonly [string, WrapperSpec] => [
+    name,
+    { valued: [], flags: SETARCH_FLAGS }
+  ]),
+  // logsave writes its first operand, the log of the command after it.
+  ["logsave", { valued: [], flags: ["-a", "-s", "-v"], positional: 1 }],
+  ["prlimit", { valued: [], flags: ["--noheadings", "--raw", "--verbose"], noCommand: ["-p", "--pid"] }],
+  [
+    "setpriv",
+    {
+      valued: [],
+      flags: ["--clear-groups", "--keep-groups", "--init-groups", "--no-new-privs", "--nnp", "--reset-env"],
+      noCommand: ["-d", "--dump"]
+    }
+  ],
   [
     "chrt",
     {

@@ -351,6 +351,24 @@ export const check = (key: string, words: ReadonlyArray<Word>, sink: Sink): void
     case "crontab":
       opaque(sink, `${name} schedules commands to run later`)
       return
+    // Programs that run their arguments as shell command lines (`sg group 'cmd'`, `capsh --
+    // -c 'cmd'`, `pee 'cmd' …`, `hyperfine 'cmd' …`), or every program in a folder.
+    case "sg":
+    case "capsh":
+    case "pee":
+    case "hyperfine":
+      opaque(sink, `${name} runs command lines given as its arguments, which are not analysed`)
+      return
+    // zsh: a module adds builtins (`zf_rm`, `$mapfile[.env]`, `zpty`), an autoloaded function
+    // (`zmv`) is a file's code: neither is analysed. With no name, they only list.
+    case "zmodload":
+    case "autoload":
+      if (args.some((a) => !a.startsWith("-") && !a.startsWith("+")))
+        opaque(sink, `${name} loads code (a zsh module or function) whose commands are not analysed`)
+      return
+    case "run-parts":
+      opaque(sink, `${name} runs every program in a folder, which are not analysed`)
+      return
     case "mount":
       // Listing the mounts (no operand) only looks; a mount makes the paths under its target
       // lead to other files, which no later judgement of a path can see (`mount --bind . d`

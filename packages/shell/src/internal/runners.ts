@@ -237,7 +237,8 @@ export const special = (key: string, words: ReadonlyArray<Word>, ops: Ops): bool
     case "fdfind":
       return fd(words, ops)
     case "hash":
-      if (words.some((w) => w.value === "-p" || /^-[a-z]*p/.test(w.value))) {
+      // zsh's `hash name=/bin/rm` (and `hash -d name=dir`, a `~name`) does the same.
+      if (words.some((w) => w.value === "-p" || /^-[a-z]*p/.test(w.value) || /^[^-][^=]*=/.test(w.value))) {
         ops.note(
           "unmodelled",
           "hash -p makes a name run another file: later names may not mean what they say"
@@ -1426,15 +1427,58 @@ const sqlite = (words: ReadonlyArray<Word>, ops: Ops): void => {
       if (match) {
         ops.note("executes", `sqlite3 .${match[1]} runs a program`)
         ops.text(match[2]!, "bash", `sqlite3 .${match[1]}`)
-      } else if (
-        /^\s*\.(sh|once|output|import|read|load|open|excel|edit|system|shell)\b/.test(line) ||
-        /load_extension|\bedit\s*\(/i.test(line)
-      ) {
-        ops.note("unmodelled", `sqlite3 \`${line.trim().slice(0, 40)}\` can run programs or load code`)
+      } else if (dotCommandTouches(line) || SQL_TOUCHES_FILES.test(line)) {
+        ops.note(
+          "unmodelled",
+          `sqlite3 \`${line.trim().slice(0, 40)}\` can read or write files, run programs or load code`
+        )
       }
     }
   }
 }
+
+// Whether a line is a dot-command other than those that only print or set how output looks
+// (`.backup`, `.save`, `.log`, `.output` write files; `.read`, `.import`, `.restore` read them).
+const dotCommandTouches = (line: string): boolean => {
+  const name = /^\s*\.(\w+)/.exec(line)?.[1]
+  return name !== undefined && !SQLITE_PRINTS.has(name.toLowerCase())
+}
+const SQLITE_PRINTS: ReadonlySet<string> = new Set([
+  "tables",
+  "table",
+  "schema",
+  "fullschema",
+  "indexes",
+  "indices",
+  "databases",
+  "dump",
+  "headers",
+  "header",
+  "mode",
+  "width",
+  "separator",
+  "nullvalue",
+  "show",
+  "help",
+  "quit",
+  "exit",
+  "print",
+  "timer",
+  "changes",
+  "echo",
+  "eqp",
+  "explain",
+  "stats",
+  "dbinfo",
+  "lint",
+  "bail",
+  "limit",
+  "timeout"
+])
+// SQL that reaches files: the CLI's readfile/writefile/edit, extensions, other databases
+// (`ATTACH 'x' AS y` opens or creates any file, `VACUUM INTO 'x'` writes one).
+const SQL_TOUCHES_FILES =
+  /load_extension|\b(readfile|writefile|edit|fts3_tokenizer)\s*\(|\battach\b|\bvacuum\b[\s\S]*\binto\b/i
 
 // Ex commands that only move, write or quit: anything else may reach a shell.
 const PLAIN_EX =
