@@ -2308,4 +2308,58 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "pnpm install", block: USER_PNPM, expect: "allow" },
     { command: "yarn add zod", block: USER_PNPM, expect: "allow" }
   ])
+
+  cases("git plumbing that writes files from the index or objects", [
+    // Paths and contents from git objects: not modelled, so a person decides.
+    { command: "git checkout-index --prefix=.git/hooks/pre- commit", block: EDIT_GIT, expect: "ask" },
+    { command: "git checkout-index --temp -a", block: OPEN_READS, expect: "ask" },
+    { command: "git checkout-index lnk", block: OPEN_READS, expect: "ask" },
+    {
+      command: "git update-index --add --cacheinfo 120000,e69de29bb2d1d6434b8b29ae775ad8c2e48c5391,lnk",
+      block: OPEN_READS,
+      expect: "ask"
+    },
+    { command: "git unpack-file e69de29bb2d1d6434b8b29ae775ad8c2e48c5391", block: EDIT_GIT, expect: "ask" },
+    { command: "git pack-objects .git/hooks/x", block: EDIT_GIT, expect: "ask" },
+    { command: "git read-tree -u -m HEAD", block: EDIT_GIT, expect: "ask" },
+    { command: "git fast-import --allow-unsafe-features", block: EDIT_GIT, expect: "ask" },
+    // Files the command names: written.
+    { command: "git merge-file .git/config .git/config src/cfg", block: EDIT_GIT, expect: "deny" },
+    {
+      command: "git interpret-trailers --in-place --trailer a=b .git/config",
+      block: EDIT_GIT,
+      expect: "deny"
+    },
+    { command: "git interpret-trailers --in-pl --trailer a=b .git/config", block: EDIT_GIT, expect: "deny" },
+    { command: "git fast-import --export-marks=.git/hooks/pre-commit", block: EDIT_GIT, expect: "deny" },
+    // Ordinary: what prints, and writes elsewhere.
+    { command: "git merge-file -p .git/config .git/config src/cfg", block: EDIT_GIT, expect: "allow" },
+    { command: "git merge-file src/a src/b src/c", block: EDIT_GIT, expect: "allow" },
+    { command: "git interpret-trailers --trailer a=b .git/config", block: EDIT_GIT, expect: "allow" },
+    { command: "git update-index --refresh", block: EDIT_GIT, expect: "allow" },
+    { command: "git pack-objects --stdout", block: EDIT_GIT, expect: "allow" },
+    { command: "git fast-import --export-marks=marks.txt", block: EDIT_GIT, expect: "allow" }
+  ])
+
+  cases("git configuration keys that run a command or name a file", [
+    {
+      command: "git -c trailer.x.command='rm -rf src' interpret-trailers --trailer x=1",
+      block: DENY_RM,
+      expect: "deny"
+    },
+    { command: "git -c trailer.x.cmd='rm -rf src' commit -m x", block: DENY_RM, expect: "deny" },
+    {
+      command: "git -c gpg.ssh.defaultKeyCommand='rm -rf src' commit -S -m x",
+      block: DENY_RM,
+      expect: "deny"
+    },
+    { command: "git -c man.foo.cmd='rm -rf src' help -m log", block: DENY_RM, expect: "deny" },
+    { command: "git -c man.viewer=foo help log", block: DENY_RM, expect: "ask" },
+    { command: "git -c commit.template=.env commit", block: OPEN_READS, expect: "deny" },
+    { command: "git config commit.template .env", block: OPEN_READS, expect: "deny" },
+    // Ordinary.
+    { command: "git -c commit.template=notes.txt commit", block: OPEN_READS, expect: "allow" },
+    { command: "git -c user.name=x commit -m x", block: DENY_RM, expect: "allow" },
+    { command: "git help log", block: DENY_RM, expect: "allow" }
+  ])
 })
