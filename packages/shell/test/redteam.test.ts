@@ -2362,4 +2362,74 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "git -c user.name=x commit -m x", block: DENY_RM, expect: "allow" },
     { command: "git help log", block: DENY_RM, expect: "allow" }
   ])
+
+  cases("cmake -E runs only the commands that print", [
+    { command: "cmake -E env rm x", block: DENY_RM, expect: "ask" },
+    { command: "cmake -E chdir src rm a.ts", block: DENY_RM, expect: "ask" },
+    { command: "cmake -E time rm -rf src", block: DENY_RM, expect: "ask" },
+    { command: "cmake -E copy run.sh .git/hooks/pre-commit", block: EDIT_GIT, expect: "ask" },
+    { command: "cmake -E rename run.sh .git/hooks/pre-commit", block: EDIT_GIT, expect: "ask" },
+    { command: "cmake -E touch .git/hooks/pre-commit", block: EDIT_GIT, expect: "ask" },
+    { command: "cmake -E remove .git/config", block: EDIT_GIT, expect: "ask" },
+    // Ordinary: printing, and its reads judged as reads.
+    { command: "cmake -E echo hi", block: DENY_RM, expect: "allow" },
+    { command: "cmake -E sha256sum notes.txt", block: OPEN_READS, expect: "allow" },
+    { command: "cmake -E md5sum .env", block: OPEN_READS, expect: "deny" },
+    { command: "cmake --build build", block: DENY_RM, expect: "allow" }
+  ])
+
+  cases("toolchain and file tools write the files they are told to", [
+    { command: "gio copy run.sh .git/hooks/pre-commit", block: EDIT_GIT, expect: "ask" },
+    { command: "gio move run.sh .git/hooks/pre-commit", block: EDIT_GIT, expect: "ask" },
+    { command: "gio remove .git/config", block: EDIT_GIT, expect: "ask" },
+    { command: "cpp -P run.sh .git/hooks/pre-commit", block: EDIT_GIT, expect: "deny" },
+    { command: "cpp -P run.sh -o .git/hooks/pre-commit", block: EDIT_GIT, expect: "deny" },
+    { command: "objcopy a.o .git/hooks/pre-commit", block: EDIT_GIT, expect: "deny" },
+    { command: "strip .git/hooks/pre-commit", block: EDIT_GIT, expect: "deny" },
+    { command: "ld -o .git/hooks/pre-commit a.o", block: EDIT_GIT, expect: "deny" },
+    { command: "ld -output=.git/hooks/pre-commit a.o", block: EDIT_GIT, expect: "deny" },
+    { command: "as -o .git/hooks/pre-commit a.s", block: EDIT_GIT, expect: "deny" },
+    { command: "as -al=.git/hooks/pre-commit a.s", block: EDIT_GIT, expect: "deny" },
+    { command: "ar rc .git/hooks/pre-commit a.o", block: EDIT_GIT, expect: "deny" },
+    { command: "gpg -o .git/hooks/pre-commit -d x.gpg", block: EDIT_GIT, expect: "deny" },
+    { command: "gpg --outp=.git/hooks/pre-commit -d x.gpg", block: EDIT_GIT, expect: "deny" },
+    { command: "tic -o .git/hooks x.ti", block: EDIT_GIT, expect: "deny" },
+    { command: "ptx -G run.sh .git/hooks/pre-commit", block: EDIT_GIT, expect: "deny" },
+    { command: "ar --plugin p x lib.a", block: EDIT_GIT, expect: "deny" },
+    // Ordinary: the same tools writing elsewhere, or only reading.
+    { command: "gio info notes.txt", block: EDIT_GIT, expect: "allow" },
+    { command: "gio cat .env", block: OPEN_READS, expect: "deny" },
+    { command: "cpp -P run.sh out.i", block: EDIT_GIT, expect: "allow" },
+    { command: "objcopy -O binary a.elf a.bin", block: EDIT_GIT, expect: "allow" },
+    { command: "ld -o a.out a.o", block: EDIT_GIT, expect: "allow" },
+    { command: "as -o a.o a.s", block: EDIT_GIT, expect: "allow" },
+    { command: "ar rcs lib.a a.o", block: EDIT_GIT, expect: "allow" },
+    { command: "ar t lib.a", block: EDIT_GIT, expect: "allow" },
+    { command: "gpg -o out.txt -d x.gpg", block: EDIT_GIT, expect: "allow" },
+    { command: "tic -o terminfo x.ti", block: EDIT_GIT, expect: "allow" },
+    { command: "ptx run.sh notes.txt", block: EDIT_GIT, expect: "allow" }
+  ])
+
+  cases("node's diagnostic options write files", [
+    { command: "node --redirect-warnings=.git/hooks/pre-commit x.js", block: EDIT_GIT, expect: "deny" },
+    { command: "node --cpu-prof --cpu-prof-dir=.git/hooks x.js", block: EDIT_GIT, expect: "deny" },
+    { command: "node --heap-prof --heap-prof-dir .git/hooks x.js", block: EDIT_GIT, expect: "deny" },
+    { command: "node --diagnostic-dir=.git/hooks x.js", block: EDIT_GIT, expect: "deny" },
+    { command: "node --report-directory=.git/hooks x.js", block: EDIT_GIT, expect: "deny" },
+    {
+      command: "node --trace-event-file-pattern=.git/hooks/pre-commit x.js",
+      block: EDIT_GIT,
+      expect: "deny"
+    },
+    {
+      command: "node --cpu-prof --cpu-prof-name=.git/hooks/pre-commit x.js",
+      block: EDIT_GIT,
+      expect: "deny"
+    },
+    { command: "node --cpu-prof --cpu-prof-dir=p --cpu-prof-name=x x.js", block: EDIT_GIT, expect: "ask" },
+    // Ordinary.
+    { command: "node --cpu-prof --cpu-prof-dir=prof x.js", block: EDIT_GIT, expect: "allow" },
+    { command: "node --redirect-warnings=warn.log x.js", block: EDIT_GIT, expect: "allow" },
+    { command: "node x.js", block: EDIT_GIT, expect: "allow" }
+  ])
 })
