@@ -2354,4 +2354,128 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "sqlite3 x.db .tables", block: DENY_RM, expect: "allow" },
     { command: "hash -r", block: DENY_RM, expect: "allow" }
   ])
+
+  cases("git plumbing that writes files from the index or objects", [
+    // Paths and contents from git objects: not modelled, so a person decides.
+    { command: "git checkout-index --prefix=.git/hooks/pre- commit", block: EDIT_GIT, expect: "ask" },
+    { command: "git checkout-index --temp -a", block: OPEN_READS, expect: "ask" },
+    { command: "git checkout-index lnk", block: OPEN_READS, expect: "ask" },
+    {
+      command: "git update-index --add --cacheinfo 120000,e69de29bb2d1d6434b8b29ae775ad8c2e48c5391,lnk",
+      block: OPEN_READS,
+      expect: "ask"
+    },
+    { command: "git unpack-file e69de29bb2d1d6434b8b29ae775ad8c2e48c5391", block: EDIT_GIT, expect: "ask" },
+    { command: "git pack-objects .git/hooks/x", block: EDIT_GIT, expect: "ask" },
+    { command: "git read-tree -u -m HEAD", block: EDIT_GIT, expect: "ask" },
+    { command: "git fast-import --allow-unsafe-features", block: EDIT_GIT, expect: "ask" },
+    // Files the command names: written.
+    { command: "git merge-file .git/config .git/config src/cfg", block: EDIT_GIT, expect: "deny" },
+    {
+      command: "git interpret-trailers --in-place --trailer a=b .git/config",
+      block: EDIT_GIT,
+      expect: "deny"
+    },
+    { command: "git interpret-trailers --in-pl --trailer a=b .git/config", block: EDIT_GIT, expect: "deny" },
+    { command: "git fast-import --export-marks=.git/hooks/pre-commit", block: EDIT_GIT, expect: "deny" },
+    // Ordinary: what prints, and writes elsewhere.
+    { command: "git merge-file -p .git/config .git/config src/cfg", block: EDIT_GIT, expect: "allow" },
+    { command: "git merge-file src/a src/b src/c", block: EDIT_GIT, expect: "allow" },
+    { command: "git interpret-trailers --trailer a=b .git/config", block: EDIT_GIT, expect: "allow" },
+    { command: "git update-index --refresh", block: EDIT_GIT, expect: "allow" },
+    { command: "git pack-objects --stdout", block: EDIT_GIT, expect: "allow" },
+    { command: "git fast-import --export-marks=marks.txt", block: EDIT_GIT, expect: "allow" }
+  ])
+
+  cases("git configuration keys that run a command or name a file", [
+    {
+      command: "git -c trailer.x.command='rm -rf src' interpret-trailers --trailer x=1",
+      block: DENY_RM,
+      expect: "deny"
+    },
+    { command: "git -c trailer.x.cmd='rm -rf src' commit -m x", block: DENY_RM, expect: "deny" },
+    {
+      command: "git -c gpg.ssh.defaultKeyCommand='rm -rf src' commit -S -m x",
+      block: DENY_RM,
+      expect: "deny"
+    },
+    { command: "git -c man.foo.cmd='rm -rf src' help -m log", block: DENY_RM, expect: "deny" },
+    { command: "git -c man.viewer=foo help log", block: DENY_RM, expect: "ask" },
+    { command: "git -c commit.template=.env commit", block: OPEN_READS, expect: "deny" },
+    { command: "git config commit.template .env", block: OPEN_READS, expect: "deny" },
+    // Ordinary.
+    { command: "git -c commit.template=notes.txt commit", block: OPEN_READS, expect: "allow" },
+    { command: "git -c user.name=x commit -m x", block: DENY_RM, expect: "allow" },
+    { command: "git help log", block: DENY_RM, expect: "allow" }
+  ])
+
+  cases("cmake -E runs only the commands that print", [
+    { command: "cmake -E env rm x", block: DENY_RM, expect: "ask" },
+    { command: "cmake -E chdir src rm a.ts", block: DENY_RM, expect: "ask" },
+    { command: "cmake -E time rm -rf src", block: DENY_RM, expect: "ask" },
+    { command: "cmake -E copy run.sh .git/hooks/pre-commit", block: EDIT_GIT, expect: "ask" },
+    { command: "cmake -E rename run.sh .git/hooks/pre-commit", block: EDIT_GIT, expect: "ask" },
+    { command: "cmake -E touch .git/hooks/pre-commit", block: EDIT_GIT, expect: "ask" },
+    { command: "cmake -E remove .git/config", block: EDIT_GIT, expect: "ask" },
+    // Ordinary: printing, and its reads judged as reads.
+    { command: "cmake -E echo hi", block: DENY_RM, expect: "allow" },
+    { command: "cmake -E sha256sum notes.txt", block: OPEN_READS, expect: "allow" },
+    { command: "cmake -E md5sum .env", block: OPEN_READS, expect: "deny" },
+    { command: "cmake --build build", block: DENY_RM, expect: "allow" }
+  ])
+
+  cases("toolchain and file tools write the files they are told to", [
+    { command: "gio copy run.sh .git/hooks/pre-commit", block: EDIT_GIT, expect: "ask" },
+    { command: "gio move run.sh .git/hooks/pre-commit", block: EDIT_GIT, expect: "ask" },
+    { command: "gio remove .git/config", block: EDIT_GIT, expect: "ask" },
+    { command: "cpp -P run.sh .git/hooks/pre-commit", block: EDIT_GIT, expect: "deny" },
+    { command: "cpp -P run.sh -o .git/hooks/pre-commit", block: EDIT_GIT, expect: "deny" },
+    { command: "objcopy a.o .git/hooks/pre-commit", block: EDIT_GIT, expect: "deny" },
+    { command: "strip .git/hooks/pre-commit", block: EDIT_GIT, expect: "deny" },
+    { command: "ld -o .git/hooks/pre-commit a.o", block: EDIT_GIT, expect: "deny" },
+    { command: "ld -output=.git/hooks/pre-commit a.o", block: EDIT_GIT, expect: "deny" },
+    { command: "as -o .git/hooks/pre-commit a.s", block: EDIT_GIT, expect: "deny" },
+    { command: "as -al=.git/hooks/pre-commit a.s", block: EDIT_GIT, expect: "deny" },
+    { command: "ar rc .git/hooks/pre-commit a.o", block: EDIT_GIT, expect: "deny" },
+    { command: "gpg -o .git/hooks/pre-commit -d x.gpg", block: EDIT_GIT, expect: "deny" },
+    { command: "gpg --outp=.git/hooks/pre-commit -d x.gpg", block: EDIT_GIT, expect: "deny" },
+    { command: "tic -o .git/hooks x.ti", block: EDIT_GIT, expect: "deny" },
+    { command: "ptx -G run.sh .git/hooks/pre-commit", block: EDIT_GIT, expect: "deny" },
+    { command: "ar --plugin p x lib.a", block: EDIT_GIT, expect: "deny" },
+    // Ordinary: the same tools writing elsewhere, or only reading.
+    { command: "gio info notes.txt", block: EDIT_GIT, expect: "allow" },
+    { command: "gio cat .env", block: OPEN_READS, expect: "deny" },
+    { command: "cpp -P run.sh out.i", block: EDIT_GIT, expect: "allow" },
+    { command: "objcopy -O binary a.elf a.bin", block: EDIT_GIT, expect: "allow" },
+    { command: "ld -o a.out a.o", block: EDIT_GIT, expect: "allow" },
+    { command: "as -o a.o a.s", block: EDIT_GIT, expect: "allow" },
+    { command: "ar rcs lib.a a.o", block: EDIT_GIT, expect: "allow" },
+    { command: "ar t lib.a", block: EDIT_GIT, expect: "allow" },
+    { command: "gpg -o out.txt -d x.gpg", block: EDIT_GIT, expect: "allow" },
+    { command: "tic -o terminfo x.ti", block: EDIT_GIT, expect: "allow" },
+    { command: "ptx run.sh notes.txt", block: EDIT_GIT, expect: "allow" }
+  ])
+
+  cases("node's diagnostic options write files", [
+    { command: "node --redirect-warnings=.git/hooks/pre-commit x.js", block: EDIT_GIT, expect: "deny" },
+    { command: "node --cpu-prof --cpu-prof-dir=.git/hooks x.js", block: EDIT_GIT, expect: "deny" },
+    { command: "node --heap-prof --heap-prof-dir .git/hooks x.js", block: EDIT_GIT, expect: "deny" },
+    { command: "node --diagnostic-dir=.git/hooks x.js", block: EDIT_GIT, expect: "deny" },
+    { command: "node --report-directory=.git/hooks x.js", block: EDIT_GIT, expect: "deny" },
+    {
+      command: "node --trace-event-file-pattern=.git/hooks/pre-commit x.js",
+      block: EDIT_GIT,
+      expect: "deny"
+    },
+    {
+      command: "node --cpu-prof --cpu-prof-name=.git/hooks/pre-commit x.js",
+      block: EDIT_GIT,
+      expect: "deny"
+    },
+    { command: "node --cpu-prof --cpu-prof-dir=p --cpu-prof-name=x x.js", block: EDIT_GIT, expect: "ask" },
+    // Ordinary.
+    { command: "node --cpu-prof --cpu-prof-dir=prof x.js", block: EDIT_GIT, expect: "allow" },
+    { command: "node --redirect-warnings=warn.log x.js", block: EDIT_GIT, expect: "allow" },
+    { command: "node x.js", block: EDIT_GIT, expect: "allow" }
+  ])
 })

@@ -24,6 +24,7 @@ import * as LongOptions from "./longOptions.ts"
 import type { RawAssignment, RawCommand, RawRedirect, WalkResult, Word } from "./model.ts"
 import { staticWord } from "./model.ts"
 import * as Operands from "./operands.ts"
+import * as Outputs from "./outputs.ts"
 import { baseName, programKey } from "./programName.ts"
 import * as Programs from "./programs.ts"
 import * as Risks from "./risks.ts"
@@ -835,6 +836,7 @@ const interpretWords = (
   const sink = sinkFor(env, command, inner)
   Risks.check(key, line, sink)
   Operands.check(key, line, sink)
+  Outputs.check(key, line, sink)
   Operands.programFromInput(key, line, sink, env.stdinText?.has(command.index) === true)
   if (Runners.CHECKED.has(key)) Runners.check(key, words, args, opsFor(env, command, key, inner))
   if (!Programs.isModelled(key, ps)) backstop(command, program, args)

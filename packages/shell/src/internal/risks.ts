@@ -935,7 +935,11 @@ const extCommand = (spec: string): string => {
 }
 
 const GIT_EXECUTING_KEYS =
-  /^(core\.(pager|editor|sshcommand|fsmonitor|hookspath|askpass|gitproxy|alternaterefscommand)|diff\..*\.(command|textconv)|diff\.external|merge\..*\.driver|filter\..*\.(clean|smudge|process)|credential\.helper|pager\..*|sequence\.editor|gpg\.program|gpg\..*\.program|uploadpack\.packobjectshook|include\.path|includeif\..*|remote\..*\.(uploadpack|receivepack|proxy)|sendemail\.(.*\.)?(tocmd|cccmd|headercmd|sendmailcmd|smtpserver)|url\..*|http\.proxy|protocol\..*|alias\..*|submodule\..*\.update|core\.editor)$/i
+  /^(core\.(pager|editor|sshcommand|fsmonitor|hookspath|askpass|gitproxy|alternaterefscommand)|diff\..*\.(command|textconv)|diff\.external|merge\..*\.driver|filter\..*\.(clean|smudge|process)|credential\.helper|pager\..*|sequence\.editor|gpg\.program|gpg\..*\.program|uploadpack\.packobjectshook|include\.path|includeif\..*|remote\..*\.(uploadpack|receivepack|proxy)|sendemail\.(.*\.)?(tocmd|cccmd|headercmd|sendmailcmd|smtpserver)|url\..*|http\.proxy|protocol\..*|alias\..*|submodule\..*\.update|core\.editor|trailer\..*\.(command|cmd)|gpg\.ssh\.defaultkeycommand|man\.viewer|man\..*\.(cmd|path)|(help|web)\.browser|browser\..*\.(cmd|path))$/i
+// Keys whose value is a file git reads and puts in what it writes or prints (a commit
+// message's template, the names of a mailmap, a cookie file it sends).
+const GIT_FILE_KEYS =
+  /^(commit\.template|mailmap\.file|blame\.ignorerevsfile|http\.cookiefile|sendemail\.aliasesfile)$/i
 
 // git's own commands (porcelain and plumbing people type); anything else is an alias or a
 // `git-<name>` program.
@@ -1200,6 +1204,30 @@ const git = (name: string, words: ReadonlyArray<Word>, sink: Sink): void => {
       })
       opaque(sink, `${name} ${sub} runs a configured program`)
       return
+    case "checkout-index":
+    case "unpack-file":
+    case "read-tree":
+      // They write files named by the index or an object (checkout-index --prefix/--temp,
+      // unpack-file's temporary file), or fill the index a later checkout writes out.
+      unseenWrites(sink, `${name} ${sub} writes files whose names and contents come from git objects`)
+      return
+    case "update-index":
+      // An entry made from a blob (a symlink to .env, a hook) is written by the next checkout.
+      if (rest.some((a) => a === "--index-info" || (a.length >= 5 && "--cacheinfo".startsWith(a))))
+        unseenWrites(
+          sink,
+          `${name} update-index --cacheinfo/--index-info puts objects in the index a checkout writes`
+        )
+      return
+    case "pack-objects":
+      if (!rest.includes("--stdout"))
+        unseenWrites(sink, `${name} pack-objects writes BASE-<hash>.pack and .idx`)
+      return
+    case "fast-import":
+      // Marks files named in its input, or under .git/info/fast-import.
+      if (rest.some((a) => a === "--allow-unsafe-features" || a === "--relative-marks"))
+        unseenWrites(sink, `${name} fast-import reads and writes marks files its input or .git names`)
+      return
     case "mergetool":
     case "instaweb":
     case "web--browse":
@@ -1288,6 +1316,7 @@ const configRisk = (name: string, assignment: string, sink: Sink, how: string): 
   const eq = assignment.indexOf("=")
   const key = eq === -1 ? assignment : assignment.slice(0, eq)
   const value = eq === -1 ? "" : assignment.slice(eq + 1)
+  if (GIT_FILE_KEYS.test(key) && value !== "") sink.path(value, "read")
   const executing = GIT_EXECUTING_KEYS.test(key)
   if (how === "-c" || executing) sink.note("executes", `${name} ${how} ${key} can make git run programs`)
   if (!executing) return

@@ -773,6 +773,7 @@ export const check = (key: string, words: ReadonlyArray<Word>, args: ReadonlyArr
       gitObjectPaths(args, ops)
       gitFileOptions(args, ops)
       gitRepository(args, ops)
+      gitWrittenOperands(args, ops)
       return
     case "ssh":
       ssh(words, ops)
@@ -1171,6 +1172,44 @@ const gitRepository = (args: ReadonlyArray<Word>, ops: Ops): void => {
   ops.touch({ ...staticWord(path), glob: directory.glob }, "write")
 }
 
+// Options of merge-file and interpret-trailers whose value is the next word.
+const GIT_OPERAND_VALUED = /^(-L|--trailer|--where|--if-exists|--if-missing|--diff-algorithm|--marker-size)$/
+
+/**
+ * `git merge-file CURRENT BASE OTHER` writes the merge into CURRENT (unless it prints it);
+ * `git interpret-trailers --in-place FILE…` rewrites each FILE.
+ */
+const gitWrittenOperands = (args: ReadonlyArray<Word>, ops: Ops): void => {
+  const sub = args[1]?.value
+  if (sub !== "merge-file" && sub !== "interpret-trailers") return
+  const operands: Array<Word> = []
+  let inPlace = false
+  let prints = false
+  for (let i = 2; i < args.length; i++) {
+    const word = args[i]!
+    const text = word.value
+    if (!word.isStatic && word.raw.startsWith("-")) {
+      ops.note("unmodelled", `git ${sub} \`${word.raw}\`: an option only known at run time`)
+      continue
+    }
+    if (text === "--") {
+      operands.push(...args.slice(i + 1))
+      break
+    }
+    if (!text.startsWith("-") || text === "-") operands.push(word)
+    else if (GIT_OPERAND_VALUED.test(text)) i++
+    else if (text.length >= 4 && "--in-place".startsWith(text)) inPlace = true
+    else if (
+      text === "-p" ||
+      (text.length >= 4 && "--stdout".startsWith(text)) ||
+      text.startsWith("--object-id")
+    )
+      prints = true
+  }
+  const written = sub === "merge-file" ? (prints ? [] : operands.slice(0, 1)) : inPlace ? operands : []
+  for (const word of written) ops.touch(word, "write")
+}
+
 // `git clone URL [DIR]`: DIR, else the URL's last part without `.git` (and `/.git`).
 const cloneDirectory = (operands: ReadonlyArray<Word>): Word | undefined => {
   if (operands[1] !== undefined) return operands[1]
@@ -1211,7 +1250,8 @@ const GIT_FILE_OPTIONS: ReadonlyMap<string, FileOptions> = new Map<string, FileO
   ["checkout", GIT_PATHSPEC_FILE],
   ["restore", GIT_PATHSPEC_FILE],
   ["rm", GIT_PATHSPEC_FILE],
-  ["stash", GIT_PATHSPEC_FILE]
+  ["stash", GIT_PATHSPEC_FILE],
+  ["fast-import", { "export-marks": "write", "import-marks": "read", "import-marks-if-exists": "read" }]
 ])
 
 /**
