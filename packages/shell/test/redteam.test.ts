@@ -102,6 +102,11 @@ const HOME_DENIED = {
 /** Every command allowed but `rm`, and every folder outside the project. */
 const DENY_RM_OUTSIDE = { bash: { "*": "allow", "rm *": "deny" }, external_directory: "allow" }
 /** No configuration: opencode's defaults (gate-support's), which allow every command. */
+/** Every pnpm and yarn command allowed, everything else asked. */
+const USER_PNPM = {
+  bash: { "*": "ask", "pnpm *": "allow", "yarn *": "allow", "bun *": "allow", "npm *": "allow" }
+}
+
 const NONE = {}
 /** Gatehouse's built-in defaults (`Defaults.ruleset`): only what the gate vouches harmless runs. */
 const BUILTIN = "builtin" as const
@@ -2194,5 +2199,283 @@ layer(ShellParser.layer)("red team", (it) => {
       block: { ...DENY_RM, external_directory: "allow" },
       expect: "allow"
     }
+  ])
+
+  cases("a file named in a glued option value or by a wrapper's option is read", [
+    // The value glued to a long option, to a short one, or to the flags clustered before it.
+    { command: "node --env-file=.env app.js", block: OPEN_READS, expect: "deny" },
+    { command: "docker run --env-file=.env img", block: OPEN_READS, expect: "deny" },
+    { command: "kubectl create secret generic x --from-file=prod.env", block: OPEN_READS, expect: "deny" },
+    { command: "sometool --config=.env", block: OPEN_READS, expect: "deny" },
+    { command: "sometool -c.env", block: OPEN_READS, expect: "deny" },
+    { command: "sometool -vc.env", block: OPEN_READS, expect: "deny" },
+    // A wrapper's own option: the file's variables go to the command it runs (`env` prints them).
+    { command: "dotenv -e .env -- env", block: OPEN_READS, expect: "deny" },
+    { command: "npx dotenv -e .env env", block: OPEN_READS, expect: "deny" },
+    { command: "env-cmd -f .env node app.js", block: OPEN_READS, expect: "deny" },
+    // A global option, moved out of the subcommand's form, still reads the file it names.
+    { command: "make -f .env", block: OPEN_READS, expect: "deny" },
+    { command: "make --file=prod.env all", block: OPEN_READS, expect: "deny" },
+    { command: "kubectl --kubeconfig .env get pods", block: OPEN_READS, expect: "deny" },
+    { command: "kubectl get pods --kubeconfig=.env", block: OPEN_READS, expect: "deny" },
+    { command: "docker --config .env ps", block: OPEN_READS, expect: "deny" },
+    // ssh-keygen -f names the key it reads as well as the one it makes.
+    { command: "ssh-keygen -y -f .env", block: OPEN_READS, expect: "deny" },
+    { command: "ssh-keygen -l -f.env", block: OPEN_READS, expect: "deny" },
+    // Ordinary: options whose values name no denied file.
+    { command: "node --env-file=notes.txt app.js", block: OPEN_READS, expect: "allow" },
+    { command: "git log --format=%H -n5", block: OPEN_READS, expect: "allow" },
+    { command: "ls -la notes.txt", block: OPEN_READS, expect: "allow" },
+    { command: "nice -n 5 cat notes.txt", block: OPEN_READS, expect: "allow" },
+    { command: "make -C lib -j4 all", block: OPEN_READS, expect: "allow" },
+    { command: "kubectl -n default get pods", block: OPEN_READS, expect: "allow" },
+    { command: "timeout -s KILL 5 cat notes.txt", block: OPEN_READS, expect: "allow" }
+  ])
+
+  cases("a file server reads every file of the directory it serves", [
+    { command: "php -S localhost:8000", block: OPEN_READS, expect: "deny" },
+    { command: "php -S 0.0.0.0:8080 -t .", block: OPEN_READS, expect: "deny" },
+    { command: "npx serve", block: OPEN_READS, expect: "deny" },
+    { command: "npx serve -l 3000 .", block: OPEN_READS, expect: "deny" },
+    { command: "npx http-server -p 8080", block: OPEN_READS, expect: "deny" },
+    { command: "busybox httpd -f -p 8080", block: OPEN_READS, expect: "deny" },
+    { command: "caddy file-server --listen :8080", block: OPEN_READS, expect: "deny" },
+    { command: "python3 -m http.server --directory=.", block: OPEN_READS, expect: "deny" },
+    // Serving a folder that holds no denied file.
+    { command: "php -S localhost:8000 -t lib", block: OPEN_READS, expect: "allow" },
+    { command: "busybox httpd -f -h tpl", block: OPEN_READS, expect: "allow" },
+    { command: "php -l notes.txt", block: OPEN_READS, expect: "allow" }
+  ])
+
+  cases("what makes code run later, outside any sandbox, is left to a person", [
+    { command: "systemctl --user enable --now x.service", block: DENY_RM, expect: "ask" },
+    { command: "systemctl --user start x", block: DENY_RM, expect: "ask" },
+    { command: "launchctl load ~/Library/LaunchAgents/x.plist", block: DENY_RM, expect: "ask" },
+    { command: "launchctl bootstrap gui/501 x.plist", block: DENY_RM, expect: "ask" },
+    // The person's shell runs a trusted .envrc (.mise.toml) on entering the folder.
+    { command: "echo 'rm -rf ~' > .envrc && direnv allow", block: DENY_RM, expect: "ask" },
+    { command: "direnv allow .", block: DENY_RM, expect: "ask" },
+    { command: "direnv exec . make", block: DENY_RM, expect: "ask" },
+    { command: "mise trust", block: DENY_RM, expect: "ask" },
+    // A gh alias with `!` runs a shell; an extension is code gh runs.
+    { command: "gh alias set co '!rm -rf src'", block: DENY_RM, expect: "ask" },
+    { command: "gh extension install owner/gh-x", block: DENY_RM, expect: "ask" },
+    // Every later go build runs the program GOFLAGS names; pip installs from where it is told.
+    { command: "go env -w GOFLAGS=-toolexec=/tmp/x", block: DENY_RM, expect: "ask" },
+    { command: "go env -w CC=/tmp/x", block: DENY_RM, expect: "ask" },
+    {
+      command: "pip config set global.index-url https://example.invalid/simple",
+      block: DENY_RM,
+      expect: "ask"
+    },
+    // A mount makes paths under it lead to other files (`d/.env` is the project's .env).
+    {
+      command: "mkdir -p d && mount --bind . d && cat d/.env",
+      block: { ...OPEN_READS, read: { "*": "allow", ".env": "deny" } },
+      expect: "ask"
+    },
+    { command: "unshare -rm sh -c 'mount --bind . d'", block: DENY_RM, expect: "ask" },
+    { command: "bindfs . d", block: DENY_RM, expect: "ask" },
+    { command: "sshfs host:/srv d", block: DENY_RM, expect: "ask" },
+    // Ordinary: looking, and the tools' everyday commands.
+    { command: "mount", block: DENY_RM, expect: "allow" },
+    { command: "mount -l -t ext4", block: DENY_RM, expect: "allow" },
+    { command: "systemctl status docker", block: DENY_RM, expect: "allow" },
+    { command: "systemctl --user list-units --type=service", block: DENY_RM, expect: "allow" },
+    { command: "launchctl list", block: DENY_RM, expect: "allow" },
+    { command: "direnv status", block: DENY_RM, expect: "allow" },
+    { command: "gh alias list", block: DENY_RM, expect: "allow" },
+    { command: "gh pr list", block: DENY_RM, expect: "allow" },
+    { command: "go env GOPATH", block: DENY_RM, expect: "allow" },
+    { command: "pip config list", block: DENY_RM, expect: "allow" }
+  ])
+
+  cases("a package manager's create runs the registry's create-* program", [
+    // As `pnpm dlx create-vite` is judged: the program it fetches and runs is a command.
+    { command: "pnpm create vite", block: USER_PNPM, expect: "ask" },
+    { command: "yarn create vite my-app", block: USER_PNPM, expect: "ask" },
+    { command: "bun create vite", block: USER_PNPM, expect: "ask" },
+    { command: "npm create vite@latest app -- --template react", block: USER_PNPM, expect: "ask" },
+    { command: "npm init vite", block: USER_PNPM, expect: "ask" },
+    { command: "pnpm create @scope/x", block: USER_PNPM, expect: "ask" },
+    // A rule on the program it runs decides it.
+    {
+      command: "pnpm create vite",
+      block: { ...USER_PNPM, bash: { ...USER_PNPM.bash, "create-vite *": "allow" } },
+      expect: "allow"
+    },
+    // Ordinary: the package manager's own commands.
+    { command: "pnpm install", block: USER_PNPM, expect: "allow" },
+    { command: "yarn add zod", block: USER_PNPM, expect: "allow" }
+  ])
+
+  cases("wrappers, shells and tools that run or load what the analysis cannot see", [
+    // Wrappers the analysis did not know: the command they run is judged.
+    { command: "printf x | ssh-agent tee -a .git/config", block: EDIT_GIT, expect: "deny" },
+    { command: "ssh-agent rm notes.txt", block: DENY_RM, expect: "deny" },
+    { command: "setarch x86_64 -R rm notes.txt", block: DENY_RM, expect: "deny" },
+    { command: "setarch x86_64 tee -a .git/config", block: EDIT_GIT, expect: "deny" },
+    { command: "linux64 rm notes.txt", block: DENY_RM, expect: "deny" },
+    { command: "logsave .git/config ls", block: EDIT_GIT, expect: "deny" },
+    { command: "prlimit rm notes.txt", block: DENY_RM, expect: "deny" },
+    { command: "setpriv --nnp rm notes.txt", block: DENY_RM, expect: "deny" },
+    // Programs that run their arguments as command lines, or a folder's programs.
+    { command: "sg root 'r\\m notes.txt'", block: DENY_RM, expect: "ask" },
+    { command: "capsh -- -c 'r\\m notes.txt'", block: DENY_RM, expect: "ask" },
+    { command: "pee 'r\\m notes.txt'", block: DENY_RM, expect: "ask" },
+    { command: "hyperfine 'r\\m notes.txt'", block: DENY_RM, expect: "ask" },
+    { command: "run-parts lib", block: DENY_RM, expect: "ask" },
+    // An interactive shell's start-up file runs first, unseen, as `source` runs it.
+    { command: "bash --rcfile .env -ic 'echo $SECRET'", block: OPEN_READS, expect: "deny" },
+    { command: "bash --init-file=notes.txt -i", block: DENY_RM, expect: "ask" },
+    // sqlite3's SQL reaches files: readfile, writefile, ATTACH, VACUUM INTO; dot-commands
+    // other than those that print (`.backup`, `.save`, `.log` write files).
+    { command: `sqlite3 :memory: "select readfile('.env')"`, block: OPEN_READS, expect: "ask" },
+    {
+      command: `sqlite3 :memory: "select writefile('.git/hooks/pre-commit', 'x')"`,
+      block: EDIT_GIT,
+      expect: "ask"
+    },
+    { command: `sqlite3 x.db "attach '.git/x' as y"`, block: EDIT_GIT, expect: "ask" },
+    { command: `sqlite3 x.db "vacuum into '.git/x'"`, block: EDIT_GIT, expect: "ask" },
+    { command: "sqlite3 x.db '.backup .git/x'", block: EDIT_GIT, expect: "ask" },
+    // zsh: modules add builtins (zf_rm, $mapfile), autoload loads a function (zmv), and
+    // `hash name=path` makes a name run another program.
+    { command: "zmodload zsh/files; zf_rm notes.txt", block: DENY_RM, expect: "ask" },
+    { command: "zmodload zsh/mapfile; echo $mapfile[.env]", block: OPEN_READS, expect: "ask" },
+    { command: "autoload -Uz zmv; zmv notes.txt .git/hooks/pre-commit", block: EDIT_GIT, expect: "ask" },
+    { command: "hash ls=/bin/rm; ls notes.txt", block: DENY_RM, expect: "ask" },
+    // Ordinary: the same tools doing ordinary things.
+    { command: "ssh-agent -k", block: DENY_RM, expect: "allow" },
+    { command: "linux64 ls", block: DENY_RM, expect: "allow" },
+    { command: "logsave build.log make", block: DENY_RM, expect: "allow" },
+    { command: "bash --norc -c ls", block: DENY_RM, expect: "allow" },
+    { command: "sqlite3 x.db 'select * from t'", block: DENY_RM, expect: "allow" },
+    { command: "sqlite3 x.db .tables", block: DENY_RM, expect: "allow" },
+    { command: "hash -r", block: DENY_RM, expect: "allow" }
+  ])
+
+  cases("git plumbing that writes files from the index or objects", [
+    // Paths and contents from git objects: not modelled, so a person decides.
+    { command: "git checkout-index --prefix=.git/hooks/pre- commit", block: EDIT_GIT, expect: "ask" },
+    { command: "git checkout-index --temp -a", block: OPEN_READS, expect: "ask" },
+    { command: "git checkout-index lnk", block: OPEN_READS, expect: "ask" },
+    {
+      command: "git update-index --add --cacheinfo 120000,e69de29bb2d1d6434b8b29ae775ad8c2e48c5391,lnk",
+      block: OPEN_READS,
+      expect: "ask"
+    },
+    { command: "git unpack-file e69de29bb2d1d6434b8b29ae775ad8c2e48c5391", block: EDIT_GIT, expect: "ask" },
+    { command: "git pack-objects .git/hooks/x", block: EDIT_GIT, expect: "ask" },
+    { command: "git read-tree -u -m HEAD", block: EDIT_GIT, expect: "ask" },
+    { command: "git fast-import --allow-unsafe-features", block: EDIT_GIT, expect: "ask" },
+    // Files the command names: written.
+    { command: "git merge-file .git/config .git/config src/cfg", block: EDIT_GIT, expect: "deny" },
+    {
+      command: "git interpret-trailers --in-place --trailer a=b .git/config",
+      block: EDIT_GIT,
+      expect: "deny"
+    },
+    { command: "git interpret-trailers --in-pl --trailer a=b .git/config", block: EDIT_GIT, expect: "deny" },
+    { command: "git fast-import --export-marks=.git/hooks/pre-commit", block: EDIT_GIT, expect: "deny" },
+    // Ordinary: what prints, and writes elsewhere.
+    { command: "git merge-file -p .git/config .git/config src/cfg", block: EDIT_GIT, expect: "allow" },
+    { command: "git merge-file src/a src/b src/c", block: EDIT_GIT, expect: "allow" },
+    { command: "git interpret-trailers --trailer a=b .git/config", block: EDIT_GIT, expect: "allow" },
+    { command: "git update-index --refresh", block: EDIT_GIT, expect: "allow" },
+    { command: "git pack-objects --stdout", block: EDIT_GIT, expect: "allow" },
+    { command: "git fast-import --export-marks=marks.txt", block: EDIT_GIT, expect: "allow" }
+  ])
+
+  cases("git configuration keys that run a command or name a file", [
+    {
+      command: "git -c trailer.x.command='rm -rf src' interpret-trailers --trailer x=1",
+      block: DENY_RM,
+      expect: "deny"
+    },
+    { command: "git -c trailer.x.cmd='rm -rf src' commit -m x", block: DENY_RM, expect: "deny" },
+    {
+      command: "git -c gpg.ssh.defaultKeyCommand='rm -rf src' commit -S -m x",
+      block: DENY_RM,
+      expect: "deny"
+    },
+    { command: "git -c man.foo.cmd='rm -rf src' help -m log", block: DENY_RM, expect: "deny" },
+    { command: "git -c man.viewer=foo help log", block: DENY_RM, expect: "ask" },
+    { command: "git -c commit.template=.env commit", block: OPEN_READS, expect: "deny" },
+    { command: "git config commit.template .env", block: OPEN_READS, expect: "deny" },
+    // Ordinary.
+    { command: "git -c commit.template=notes.txt commit", block: OPEN_READS, expect: "allow" },
+    { command: "git -c user.name=x commit -m x", block: DENY_RM, expect: "allow" },
+    { command: "git help log", block: DENY_RM, expect: "allow" }
+  ])
+
+  cases("cmake -E runs only the commands that print", [
+    { command: "cmake -E env rm x", block: DENY_RM, expect: "ask" },
+    { command: "cmake -E chdir src rm a.ts", block: DENY_RM, expect: "ask" },
+    { command: "cmake -E time rm -rf src", block: DENY_RM, expect: "ask" },
+    { command: "cmake -E copy run.sh .git/hooks/pre-commit", block: EDIT_GIT, expect: "ask" },
+    { command: "cmake -E rename run.sh .git/hooks/pre-commit", block: EDIT_GIT, expect: "ask" },
+    { command: "cmake -E touch .git/hooks/pre-commit", block: EDIT_GIT, expect: "ask" },
+    { command: "cmake -E remove .git/config", block: EDIT_GIT, expect: "ask" },
+    // Ordinary: printing, and its reads judged as reads.
+    { command: "cmake -E echo hi", block: DENY_RM, expect: "allow" },
+    { command: "cmake -E sha256sum notes.txt", block: OPEN_READS, expect: "allow" },
+    { command: "cmake -E md5sum .env", block: OPEN_READS, expect: "deny" },
+    { command: "cmake --build build", block: DENY_RM, expect: "allow" }
+  ])
+
+  cases("toolchain and file tools write the files they are told to", [
+    { command: "gio copy run.sh .git/hooks/pre-commit", block: EDIT_GIT, expect: "ask" },
+    { command: "gio move run.sh .git/hooks/pre-commit", block: EDIT_GIT, expect: "ask" },
+    { command: "gio remove .git/config", block: EDIT_GIT, expect: "ask" },
+    { command: "cpp -P run.sh .git/hooks/pre-commit", block: EDIT_GIT, expect: "deny" },
+    { command: "cpp -P run.sh -o .git/hooks/pre-commit", block: EDIT_GIT, expect: "deny" },
+    { command: "objcopy a.o .git/hooks/pre-commit", block: EDIT_GIT, expect: "deny" },
+    { command: "strip .git/hooks/pre-commit", block: EDIT_GIT, expect: "deny" },
+    { command: "ld -o .git/hooks/pre-commit a.o", block: EDIT_GIT, expect: "deny" },
+    { command: "ld -output=.git/hooks/pre-commit a.o", block: EDIT_GIT, expect: "deny" },
+    { command: "as -o .git/hooks/pre-commit a.s", block: EDIT_GIT, expect: "deny" },
+    { command: "as -al=.git/hooks/pre-commit a.s", block: EDIT_GIT, expect: "deny" },
+    { command: "ar rc .git/hooks/pre-commit a.o", block: EDIT_GIT, expect: "deny" },
+    { command: "gpg -o .git/hooks/pre-commit -d x.gpg", block: EDIT_GIT, expect: "deny" },
+    { command: "gpg --outp=.git/hooks/pre-commit -d x.gpg", block: EDIT_GIT, expect: "deny" },
+    { command: "tic -o .git/hooks x.ti", block: EDIT_GIT, expect: "deny" },
+    { command: "ptx -G run.sh .git/hooks/pre-commit", block: EDIT_GIT, expect: "deny" },
+    { command: "ar --plugin p x lib.a", block: EDIT_GIT, expect: "deny" },
+    // Ordinary: the same tools writing elsewhere, or only reading.
+    { command: "gio info notes.txt", block: EDIT_GIT, expect: "allow" },
+    { command: "gio cat .env", block: OPEN_READS, expect: "deny" },
+    { command: "cpp -P run.sh out.i", block: EDIT_GIT, expect: "allow" },
+    { command: "objcopy -O binary a.elf a.bin", block: EDIT_GIT, expect: "allow" },
+    { command: "ld -o a.out a.o", block: EDIT_GIT, expect: "allow" },
+    { command: "as -o a.o a.s", block: EDIT_GIT, expect: "allow" },
+    { command: "ar rcs lib.a a.o", block: EDIT_GIT, expect: "allow" },
+    { command: "ar t lib.a", block: EDIT_GIT, expect: "allow" },
+    { command: "gpg -o out.txt -d x.gpg", block: EDIT_GIT, expect: "allow" },
+    { command: "tic -o terminfo x.ti", block: EDIT_GIT, expect: "allow" },
+    { command: "ptx run.sh notes.txt", block: EDIT_GIT, expect: "allow" }
+  ])
+
+  cases("node's diagnostic options write files", [
+    { command: "node --redirect-warnings=.git/hooks/pre-commit x.js", block: EDIT_GIT, expect: "deny" },
+    { command: "node --cpu-prof --cpu-prof-dir=.git/hooks x.js", block: EDIT_GIT, expect: "deny" },
+    { command: "node --heap-prof --heap-prof-dir .git/hooks x.js", block: EDIT_GIT, expect: "deny" },
+    { command: "node --diagnostic-dir=.git/hooks x.js", block: EDIT_GIT, expect: "deny" },
+    { command: "node --report-directory=.git/hooks x.js", block: EDIT_GIT, expect: "deny" },
+    {
+      command: "node --trace-event-file-pattern=.git/hooks/pre-commit x.js",
+      block: EDIT_GIT,
+      expect: "deny"
+    },
+    {
+      command: "node --cpu-prof --cpu-prof-name=.git/hooks/pre-commit x.js",
+      block: EDIT_GIT,
+      expect: "deny"
+    },
+    { command: "node --cpu-prof --cpu-prof-dir=p --cpu-prof-name=x x.js", block: EDIT_GIT, expect: "ask" },
+    // Ordinary.
+    { command: "node --cpu-prof --cpu-prof-dir=prof x.js", block: EDIT_GIT, expect: "allow" },
+    { command: "node --redirect-warnings=warn.log x.js", block: EDIT_GIT, expect: "allow" },
+    { command: "node x.js", block: EDIT_GIT, expect: "allow" }
   ])
 })

@@ -32,9 +32,9 @@ export const archiveWrites = (key: string, words: ReadonlyArray<Word>): ArchiveW
     case "ar":
     case "jar":
       // `ar x lib.a`, `jar xf app.jar`: the members land here.
-      return /^-?[a-zA-Z]*x/.test(words[1]?.value ?? "") || words.some((w) => w.value === "--extract")
-        ? { writes: [HERE], unmodelled: [] }
-        : NOTHING
+      if (/^-?[a-zA-Z]*x/.test(words[1]?.value ?? "") || words.some((w) => w.value === "--extract"))
+        return { writes: [HERE], unmodelled: [] }
+      return key === "ar" ? arArchive(words) : NOTHING
     case "unrar":
     case "rar":
       return unrar(words)
@@ -43,6 +43,26 @@ export const archiveWrites = (key: string, words: ReadonlyArray<Word>): ArchiveW
       return compressor === undefined ? NOTHING : compress(key, compressor, words)
     }
   }
+}
+
+/**
+ * `ar rc LIB.a a.o`: a key that adds, deletes, moves or indexes writes the archive, the
+ * word after the key (after a member name with `a`, `b`, `i`, and a count with `N`); one
+ * that extracts (after `--plugin p`, too) writes here.
+ */
+const arArchive = (words: ReadonlyArray<Word>): ArchiveWrites => {
+  const at = words.findIndex(
+    (w, i) => i > 0 && !/^--(plugin|target|output)/.test(words[i - 1]!.value) && !w.value.startsWith("--")
+  )
+  const key = words[at]?.value ?? ""
+  if (/^-?[a-zA-Z]*x/.test(key)) return { writes: [HERE], unmodelled: [] }
+  if (!/^-?[a-zA-Z]*[dmqrs]/.test(key)) return NOTHING
+  const skip = (/[abi]/.test(key.replace(/^-/, "")) ? 1 : 0) + (key.includes("N") ? 1 : 0)
+  const archive = words[at + 1 + skip]
+  if (archive === undefined) return NOTHING
+  return archive.isStatic
+    ? { writes: [archive], unmodelled: [] }
+    : { writes: [], unmodelled: [`ar writes \`${archive.raw}\`, an archive only known at run time`] }
 }
 
 const options = (words: ReadonlyArray<Word>): ReadonlyArray<string> => {

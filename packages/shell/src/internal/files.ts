@@ -632,7 +632,7 @@ export const argumentPaths = (
   outer: Scope = scope
 ): void => {
   if (Programs.NO_PATH_ARGUMENTS.has(key)) return
-  if (Programs.isPython(key)) servedDirectory(env, command, written, scope)
+  if (Programs.mayServeFiles(key)) servedDirectories(env, command, key, written, scope)
   let words = written
   const link = key === "new-item" && scope.dialect === "powershell" && createsLink(written)
   if (scope.dialect === "powershell" && Cmdlets.hasParameterTable(key)) {
@@ -814,29 +814,37 @@ export const argumentPaths = (
           glued === ""
             ? words[i + 1]
             : { ...word, value: glued, raw: glued, path: word.path === undefined ? undefined : glued }
-        if (value !== undefined) touch(env, command, value, "write", "argument", scope)
+        if (value !== undefined)
+          for (const way of accessOf(key)) touch(env, command, value, way, "argument", scope)
         if (glued === "") i++
         continue
       }
       if (writeOptions.includes(option)) {
-        if (eq)
-          touch(
-            env,
-            command,
-            { ...word, value: eq[2]!, raw: eq[2]!, path: word.path === undefined ? undefined : eq[2]! },
-            "write",
-            "argument",
-            scope
-          )
-        else if (words[i + 1]) {
-          touch(env, command, words[i + 1]!, "write", "argument", scope)
-          i++
-        }
+        const access = accessOf(key)
+        const file = eq
+          ? { ...word, value: eq[2]!, raw: eq[2]!, path: word.path === undefined ? undefined : eq[2]! }
+          : words[i + 1]
+        if (file !== undefined) for (const way of access) touch(env, command, file, way, "argument", scope)
+        if (!eq && file !== undefined) i++
         continue
       }
-      if (eq && word.path !== undefined && /^(\/|~|\.\.?\/)/.test(eq[2]!)) {
+      if (eq && word.path !== undefined && eq[2] !== "") {
+        // `--env-file=.env`, `--config=/etc/x`: a value that names a file is read, as the
+        // same value given as the next word is.
         const value = eq[2]!.startsWith("~") ? env.home() + eq[2]!.slice(1) : eq[2]!
-        touch(env, command, { ...word, value, raw: eq[2]!, path: value }, "read", "argument", scope)
+        const file = { ...word, value, raw: eq[2]!, path: value }
+        if (/^(\/|~|\.\.?\/)/.test(eq[2]!) || namesFile(env, file, scope))
+          touch(env, command, file, "read", "argument", scope)
+      } else if (eq === null && word.path !== undefined && !text.startsWith("--")) {
+        // `-c.env`, `-vf./id_rsa`: a short option's value glued to it, or to the flags
+        // clustered before it, is read when it names a file (which letters take a value, only
+        // the program knows). Flags are letters and digits: a rest of only those is a cluster.
+        for (let at = 2; at < text.length; at++) {
+          const value = text.slice(at)
+          if (FLAG_CLUSTER.test(value)) continue
+          const file = { ...word, value, raw: value, path: value }
+          if (namesFile(env, file, scope)) touch(env, command, file, "read", "argument", scope)
+        }
       }
       continue
     }
@@ -1038,25 +1046,46 @@ const itemNames = (
 // to a name no rule may protect.
 const MOVES: ReadonlySet<string> = new Set(["move-item", "rename-item"])
 
-// `python -m http.server [-d DIR]` reads the whole directory it serves (the one it runs in
-// by default): judged as a recursive read of it (see `readsDirectoryContents`).
-const servedDirectory = (
+// A file server reads every file of the directory it serves: judged as a recursive read of it
+// (see `readsDirectoryContents`). That is the one its option names (`python -m http.server
+// -d DIR`, `php -S … -t DIR`, `httpd -h DIR`), else the one it runs in; other servers take it as
+// an operand, told apart from their options' values by nobody here: the directory they run in
+// and each operand are judged.
+const servedDirectories = (
   env: Env,
   command: MutableCommand,
+  key: string,
   words: ReadonlyArray<Word>,
   scope: Scope
 ): void => {
-  const at = Programs.servedModule(words.map((w) => w.value))
-  if (at === -1) return
+  const argv = words.map((w) => w.value)
+  if (!Programs.servesFiles(key, argv)) return
+  const option = SERVED_DIRECTORY_OPTIONS.get(Programs.isPython(key) ? "python" : key)
+  const from = Programs.isPython(key) ? Programs.servedModule(argv) + 1 : 1
   let directory: Word = staticWord(".")
-  for (let i = at + 1; i < words.length; i++) {
-    const text = words[i]!.value
-    if ((text === "-d" || text === "--directory") && words[i + 1] !== undefined) directory = words[++i]!
-    else if (text.startsWith("--directory=")) directory = rest(words[i]!, 12)
-    else if (text.startsWith("-d") && text.length > 2) directory = rest(words[i]!, 2)
+  const operands: Array<Word> = []
+  for (let i = from; i < words.length; i++) {
+    const word = words[i]!
+    const text = word.value
+    if (option === undefined) {
+      if (!isOptionWord(word)) operands.push(word)
+    } else if (option.includes(text) && words[i + 1] !== undefined) directory = words[++i]!
+    else {
+      const long = option.find((o) => o.startsWith("--") && text.startsWith(`${o}=`))
+      const short = option.find((o) => !o.startsWith("--") && text.startsWith(o) && text.length > o.length)
+      if (long !== undefined) directory = rest(word, long.length + 1)
+      else if (short !== undefined) directory = rest(word, short.length)
+    }
   }
   touch(env, command, directory, "read", "argument", scope)
+  for (const operand of operands) touch(env, command, operand, "read", "argument", scope)
 }
+const SERVED_DIRECTORY_OPTIONS: ReadonlyMap<string, ReadonlyArray<string>> = new Map([
+  ["python", ["-d", "--directory"]],
+  ["php", ["-t", "--docroot"]],
+  ["httpd", ["-h"]],
+  ["caddy", ["-r", "--root"]]
+])
 
 // cp, mv, install and ln (GNU coreutils): their short options, and those that take a value
 // (glued, `-S.json`, or the next word); their long options that take one (`--suffix S`,
@@ -1292,6 +1321,23 @@ const backupEndings = (
   }
   return type === "simple" || type === "never" ? [simple] : [simple, numbered]
 }
+
+// How a program uses the file its output option names: ssh-keygen -f also names the key it
+// reads (-y prints a private key's public half, -l its fingerprint).
+const accessOf = (key: string): ReadonlyArray<"read" | "write"> =>
+  key === "ssh-keygen" ? ["read", "write"] : ["write"]
+
+const FLAG_CLUSTER = /^[A-Za-z0-9]+$/
+
+/**
+ * Whether a static word may name something that exists where the command runs (where that is
+ * not known, it may).
+ */
+export const namesFile = (env: Env, word: Word, scope: Scope): boolean =>
+  word.isStatic &&
+  word.path !== undefined &&
+  word.path !== "" &&
+  (scope.unknown || scope.cwds.some((cwd) => env.resolver.exists(resolveFrom(cwd, word.path!))))
 
 // The value of the first short write option (`-o`) in a cluster of short options (`-ro/x`:
 // `/x`; `-ro`: "", the next word), if any.

@@ -15,6 +15,7 @@ import {
   followedLinks,
   foreignGitRepository,
   foreignGitVariable,
+  namesFile,
   plantedGitDirectory,
   touch
 } from "./files.ts"
@@ -23,6 +24,7 @@ import * as LongOptions from "./longOptions.ts"
 import type { RawAssignment, RawCommand, RawRedirect, WalkResult, Word } from "./model.ts"
 import { staticWord } from "./model.ts"
 import * as Operands from "./operands.ts"
+import * as Outputs from "./outputs.ts"
 import { baseName, programKey } from "./programName.ts"
 import * as Programs from "./programs.ts"
 import * as Risks from "./risks.ts"
@@ -775,6 +777,14 @@ const interpretWords = (
       )
     for (const { option, value } of form.directories)
       inner = workIn(env, command, value, scope, inner, option, program)
+    // The files its global options name are read (`make -f .env`, `kubectl --kubeconfig .env`),
+    // where it starts and where its directory options take it.
+    const places = inner === scope ? [scope] : [scope, inner]
+    for (const { option, value } of form.options) {
+      if (value === undefined || form.directories.some((d) => d.option === option)) continue
+      for (const place of places)
+        if (namesFile(env, value, place)) touch(env, command, value, "read", "argument", place)
+    }
     if (form.moved) command.canonical = form.words.map((w) => w.value)
     args = form.words
   } else if (key === "tar" || key === "gtar" || key === "bsdtar") {
@@ -826,6 +836,7 @@ const interpretWords = (
   const sink = sinkFor(env, command, inner)
   Risks.check(key, line, sink)
   Operands.check(key, line, sink)
+  Outputs.check(key, line, sink)
   Operands.programFromInput(key, line, sink, env.stdinText?.has(command.index) === true)
   if (Runners.CHECKED.has(key)) Runners.check(key, words, args, opsFor(env, command, key, inner))
   if (!Programs.isModelled(key, ps)) backstop(command, program, args)
@@ -1346,6 +1357,14 @@ const unwrap = (
     for (const value of options.values.get(option) ?? [])
       touch(env, command, value, "write", "argument", scope)
   }
+  // The other values of its options that name a file are read (`dotenv -e .env`, `env-cmd -f
+  // .env`: the file's variables go to the command it runs; `rlwrap -f words`).
+  for (const [option, values] of options.values) {
+    if (spec.writes?.includes(option) || spec.chdir?.includes(option) || spec.script?.includes(option))
+      continue
+    for (const value of values)
+      if (namesFile(env, value, scope)) touch(env, command, value, "read", "argument", scope)
+  }
   let inner = scope
   for (const option of spec.chdir ?? []) {
     for (const value of options.values.get(option) ?? []) {
@@ -1374,12 +1393,23 @@ const unwrap = (
     }
   }
   const positional = spec.positional ?? 0
-  if (key === "flock") {
+  if (key === "flock" || key === "logsave") {
     const file = words[index]
     if (file) touch(env, command, file, "write", "argument", scope)
   }
   index += positional
-  const rest = words.slice(index)
+  let rest = words.slice(index)
+  if (key === "setarch") {
+    // Its options follow the architecture (`setarch x86_64 -R cmd`).
+    const after = parseOptions(words, index, spec.valued, spec.flags)
+    for (const option of after.unknown)
+      commandNote(
+        command,
+        "unmodelled",
+        `${key}: unknown option ${option}: where the command it runs starts is a guess`
+      )
+    rest = words.slice(after.rest)
+  }
   if (key === "watch" && !options.flags.has("-x") && !options.flags.has("--exec") && rest.length > 0) {
     commandNote(command, "executes", "watch runs its arguments through sh -c")
     if (rest.some((w) => !w.isStatic))
@@ -1444,17 +1474,25 @@ const shell = (
       if (text === "-") stdin = true
       break
     }
-    if (
-      text === "-o" ||
-      text === "+o" ||
-      text === "-O" ||
-      text === "+O" ||
-      text === "--rcfile" ||
-      text === "--init-file"
-    ) {
-      if (text === "--rcfile" || text === "--init-file") {
-        commandNote(command, "executes", `${key} ${text} runs a start-up file`)
-      }
+    const startup = /^--(rcfile|init-file)(=|$)/.exec(text)
+    if (startup !== null) {
+      // An interactive shell runs the file first, as `source` does: its commands are unseen.
+      const file =
+        startup[2] === "="
+          ? {
+              ...word,
+              value: text.slice(startup[0].length),
+              raw: text.slice(startup[0].length),
+              path: text.slice(startup[0].length)
+            }
+          : words[i + 1]
+      commandNote(command, "executes", `${key} --${startup[1]} runs a start-up file`)
+      commandNote(command, "unmodelled", `${key} --${startup[1]} runs a file whose commands are not analysed`)
+      if (file !== undefined) touch(env, command, file, "read", "argument", scope)
+      i += startup[2] === "=" ? 1 : 2
+      continue
+    }
+    if (text === "-o" || text === "+o" || text === "-O" || text === "+O") {
       if (words[i + 1]?.isStatic === false)
         commandNote(command, "unmodelled", `${key} ${text}: an option only known at run time`)
       i += 2

@@ -17,6 +17,18 @@ interface Spec {
   readonly short: Readonly<Record<string, Access>>
 }
 
+// gpg reads a long option by any unambiguous prefix.
+const GPG: Spec = {
+  long: [
+    ["--output", "write", 4],
+    ["--log-file", "write", 7],
+    ["--logger-file", "write", 9],
+    ["--status-file", "write", 10],
+    ["--attribute-file", "write", 13]
+  ],
+  short: { o: "write" }
+}
+
 const SPECS: ReadonlyMap<string, Spec> = new Map<string, Spec>([
   [
     "date",
@@ -89,6 +101,10 @@ const SPECS: ReadonlyMap<string, Spec> = new Map<string, Spec>([
       short: { o: "write" }
     }
   ],
+  ["gpg", GPG],
+  ["gpg2", GPG],
+  // The directory it compiles terminal descriptions into.
+  ["tic", { long: [], short: { o: "write" } }],
   ["od", { long: [], short: {} }],
   ["hexdump", { long: [], short: { f: "read" } }]
 ])

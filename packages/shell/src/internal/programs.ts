@@ -238,6 +238,33 @@ export interface WrapperSpec {
   readonly joinsWords?: boolean
 }
 
+const SETARCH_FLAGS = [
+  "-v",
+  "--verbose",
+  "-3",
+  "--3gb",
+  "-B",
+  "--32bit",
+  "-F",
+  "--fdpic-funcptrs",
+  "-I",
+  "--short-inode",
+  "-L",
+  "--addr-compat-layout",
+  "-R",
+  "--addr-no-randomize",
+  "-S",
+  "--whole-seconds",
+  "-T",
+  "--sticky-timeouts",
+  "-X",
+  "--read-implies-exec",
+  "-Z",
+  "--mmap-page-zero",
+  "--4gb",
+  "--uname-2.6"
+]
+
 export const WRAPPERS: ReadonlyMap<string, WrapperSpec> = new Map<string, WrapperSpec>([
   [
     "sudo",
@@ -388,6 +415,28 @@ export const WRAPPERS: ReadonlyMap<string, WrapperSpec> = new Map<string, Wrappe
     }
   ],
   ["setsid", { valued: [], flags: ["-c", "--ctty", "-f", "--fork", "-w", "--wait"] }],
+  [
+    "ssh-agent",
+    { valued: ["-a", "-E", "-O", "-P", "-t"], flags: ["-c", "-s", "-d", "-D"], noCommand: ["-k"] }
+  ],
+  // setarch takes its architecture first and its options after it; linux32, linux64 and the
+  // architecture names are setarch under another name, with no architecture word.
+  ["setarch", { valued: [], flags: SETARCH_FLAGS, positional: 1 }],
+  ...["linux32", "linux64", "i386", "x86_64"].map((name): readonly [string, WrapperSpec] => [
+    name,
+    { valued: [], flags: SETARCH_FLAGS }
+  ]),
+  // logsave writes its first operand, the log of the command after it.
+  ["logsave", { valued: [], flags: ["-a", "-s", "-v"], positional: 1 }],
+  ["prlimit", { valued: [], flags: ["--noheadings", "--raw", "--verbose"], noCommand: ["-p", "--pid"] }],
+  [
+    "setpriv",
+    {
+      valued: [],
+      flags: ["--clear-groups", "--keep-groups", "--init-groups", "--no-new-privs", "--nnp", "--reset-env"],
+      noCommand: ["-d", "--dump"]
+    }
+  ],
   [
     "chrt",
     {
@@ -1637,7 +1686,7 @@ export const readsDirectoryContents = (
   argv: ReadonlyArray<string>
 ): "all" | "visible" | undefined => {
   if (GREP_PROGRAMS.has(key)) return parseGrepArgv(argv).recursive ? "all" : undefined
-  if (isPython(key)) return servedModule(argv) !== -1 ? "all" : undefined
+  if (servesFiles(key, argv)) return "all"
   if (key === "git") {
     const sub = gitSubcommand(argv)
     return sub === "grep" || sub === "add" || sub === "stage" || gitPrintsContents(argv) ? "all" : undefined
@@ -1668,6 +1717,35 @@ export const servedModule = (argv: ReadonlyArray<string>): number =>
     return false
   })
 const SERVING_MODULES: ReadonlySet<string> = new Set(["http.server", "SimpleHTTPServer"])
+
+/**
+ * Whether `argv` starts a static file server: it serves every file under a directory, hidden
+ * ones included, to whoever connects (`python -m http.server`, `php -S`, busybox `httpd`,
+ * the registry's `serve` and `http-server`).
+ */
+export const servesFiles = (key: string, argv: ReadonlyArray<string>): boolean => {
+  if (!mayServeFiles(key)) return false
+  if (isPython(key)) return servedModule(argv) !== -1
+  if (key === "php") return argv.some((word, i) => i > 0 && /^-[a-zA-Z]*S/.test(word))
+  if (key === "caddy") return argv[1] === "file-server"
+  return FILE_SERVERS.has(key)
+}
+/** Whether `key` names a program {@link servesFiles} may find serving files. */
+export const mayServeFiles = (key: string): boolean =>
+  FILE_SERVERS.has(key) || key === "php" || key === "caddy" || isPython(key)
+
+// Programs that only serve files: their directory is the one they run in or one they are given.
+const FILE_SERVERS: ReadonlySet<string> = new Set([
+  "serve",
+  "http-server",
+  "live-server",
+  "static-server",
+  "httpd",
+  "darkhttpd",
+  "miniserve",
+  "simple-http-server",
+  "webfsd"
+])
 
 // git's global options that take the next word as their value.
 const GIT_VALUED =

@@ -56,6 +56,62 @@ const TAR_RUNS: ReadonlySet<string> = new Set([
   "--new-volume-script"
 ])
 
+// mount's options that mount without an operand (`mount -a` mounts what fstab lists).
+const MOUNTS =
+  /^(-a|--all|-[a-zA-Z]*[BRMLU]|--bind|--rbind|--move|--make-.*|--source.*|--target.*|--label.*|--uuid.*)$/
+// Its options that take the next word and mount nothing by themselves (`mount -l -t ext4`).
+const MOUNT_VALUED = /^(-[lnrvw]*[tOoTN]|--types|--test-opts|--options|--fstab|--namespace)$/
+
+// The subcommands of systemctl and launchctl that only look; any other may start a service.
+const SYSTEMCTL_LOOKS: ReadonlySet<string> = new Set([
+  "status",
+  "show",
+  "cat",
+  "help",
+  "list-units",
+  "list-unit-files",
+  "list-sockets",
+  "list-timers",
+  "list-jobs",
+  "list-dependencies",
+  "list-machines",
+  "list-automounts",
+  "list-paths",
+  "is-active",
+  "is-enabled",
+  "is-failed",
+  "is-system-running",
+  "get-default",
+  "show-environment"
+])
+const LAUNCHCTL_LOOKS: ReadonlySet<string> = new Set([
+  "list",
+  "print",
+  "print-cache",
+  "print-disabled",
+  "blame",
+  "help",
+  "version",
+  "hostinfo",
+  "getenv",
+  "managerpid",
+  "manageruid",
+  "managername",
+  "error"
+])
+// direnv's subcommands that neither trust nor run an .envrc.
+const DIRENV_LOOKS: ReadonlySet<string> = new Set([
+  "status",
+  "help",
+  "version",
+  "hook",
+  "stdlib",
+  "deny",
+  "block",
+  "revoke",
+  "prune"
+])
+
 // `key`'s options read as its parser reads them; a spelling it cannot read may hide any.
 const readOptions = (
   key: string,
@@ -131,6 +187,12 @@ export const check = (key: string, words: ReadonlyArray<Word>, sink: Sink): void
       if (!args.includes("--dry-run")) unseenWrites(sink, `${name} writes the files its patch names`)
       return
     case "go":
+      // `go env -w GOFLAGS=-toolexec=…`, `CC=…`: every later go command runs what it names.
+      if (args[0] === "env" && args.some((a) => a === "-w" || a === "-u"))
+        opaque(
+          sink,
+          `${name} env -w sets the configuration of every later go command, which can name programs to run`
+        )
       args.forEach((a, i) => {
         const option = /^--?(toolexec|exec|vettool)(=|$)/.exec(a)?.[1]
         if (option !== undefined) {
@@ -288,6 +350,88 @@ export const check = (key: string, words: ReadonlyArray<Word>, sink: Sink): void
     case "batch":
     case "crontab":
       opaque(sink, `${name} schedules commands to run later`)
+      return
+    // Programs that run their arguments as shell command lines (`sg group 'cmd'`, `capsh --
+    // -c 'cmd'`, `pee 'cmd' …`, `hyperfine 'cmd' …`), or every program in a folder.
+    case "sg":
+    case "capsh":
+    case "pee":
+    case "hyperfine":
+      opaque(sink, `${name} runs command lines given as its arguments, which are not analysed`)
+      return
+    // zsh: a module adds builtins (`zf_rm`, `$mapfile[.env]`, `zpty`), an autoloaded function
+    // (`zmv`) is a file's code: neither is analysed. With no name, they only list.
+    case "zmodload":
+    case "autoload":
+      if (args.some((a) => !a.startsWith("-") && !a.startsWith("+")))
+        opaque(sink, `${name} loads code (a zsh module or function) whose commands are not analysed`)
+      return
+    case "run-parts":
+      opaque(sink, `${name} runs every program in a folder, which are not analysed`)
+      return
+    case "mount":
+      // Listing the mounts (no operand) only looks; a mount makes the paths under its target
+      // lead to other files, which no later judgement of a path can see (`mount --bind . d`
+      // makes `d/.env` the project's .env under a name no rule guards).
+      for (let i = 0; i < args.length; i++) {
+        if (MOUNT_VALUED.test(args[i]!)) i++
+        else if (!args[i]!.startsWith("-") || MOUNTS.test(args[i]!)) {
+          opaque(sink, `${name} attaches a file system: paths under it lead to other files`)
+          return
+        }
+      }
+      return
+    case "rclone":
+      if (args[0] === "mount" || args[0] === "nfsmount")
+        opaque(sink, `${name} ${args[0]} attaches a file system: paths under it lead to other files`)
+      return
+    case "bindfs":
+    case "sshfs":
+    case "fuse-overlayfs":
+    case "squashfuse":
+    case "archivemount":
+    case "fuse-zip":
+    case "mergerfs":
+    case "unionfs":
+    case "unionfs-fuse":
+    case "s3fs":
+    case "gocryptfs":
+    case "encfs":
+      if (!args.some((a) => a === "-h" || a === "--help" || a === "-V" || a === "--version"))
+        opaque(sink, `${name} attaches a file system: paths under it lead to other files`)
+      return
+    case "systemctl":
+    case "launchctl": {
+      // A service started, enabled, loaded or edited runs later, outside any sandbox: only
+      // the subcommands that look are modelled.
+      const sub = args.find((a) => !a.startsWith("-"))
+      if (sub !== undefined && !(key === "systemctl" ? SYSTEMCTL_LOOKS : LAUNCHCTL_LOOKS).has(sub))
+        opaque(sink, `${name} ${sub} may start or install a service, which runs outside any sandbox`)
+      return
+    }
+    case "direnv":
+    case "mise":
+    case "rtx": {
+      // Trusting a folder's .envrc (.mise.toml) makes the person's own shell run it on entering
+      // the folder, outside any sandbox; `direnv exec` runs it now.
+      const sub = args.find((a) => !a.startsWith("-"))
+      if (sub !== undefined && (key === "direnv" ? !DIRENV_LOOKS.has(sub) : sub === "trust"))
+        opaque(sink, `${name} ${sub} trusts or runs code the shell runs on entering the folder`)
+      return
+    }
+    case "gh":
+      // An alias (`!` runs a shell) or an extension is code a later `gh` command runs.
+      if (
+        (args[0] === "alias" && (args[1] === "set" || args[1] === "import")) ||
+        ((args[0] === "extension" || args[0] === "ext") && (args[1] === "install" || args[1] === "upgrade"))
+      )
+        opaque(sink, `${name} ${args[0]} ${args[1]} defines code a later gh command runs`)
+      return
+    case "pip":
+    case "pip3":
+      // pip's configuration names where every later install comes from.
+      if (args[0] === "config" && (args[1] === "set" || args[1] === "edit" || args[1] === "unset"))
+        opaque(sink, `${name} config ${args[1]} changes where later installs come from`)
       return
     case "add-type":
       sink.note("executes", "Add-Type compiles and loads code")
@@ -791,7 +935,11 @@ const extCommand = (spec: string): string => {
 }
 
 const GIT_EXECUTING_KEYS =
-  /^(core\.(pager|editor|sshcommand|fsmonitor|hookspath|askpass|gitproxy|alternaterefscommand)|diff\..*\.(command|textconv)|diff\.external|merge\..*\.driver|filter\..*\.(clean|smudge|process)|credential\.helper|pager\..*|sequence\.editor|gpg\.program|gpg\..*\.program|uploadpack\.packobjectshook|include\.path|includeif\..*|remote\..*\.(uploadpack|receivepack|proxy)|sendemail\.(.*\.)?(tocmd|cccmd|headercmd|sendmailcmd|smtpserver)|url\..*|http\.proxy|protocol\..*|alias\..*|submodule\..*\.update|core\.editor)$/i
+  /^(core\.(pager|editor|sshcommand|fsmonitor|hookspath|askpass|gitproxy|alternaterefscommand)|diff\..*\.(command|textconv)|diff\.external|merge\..*\.driver|filter\..*\.(clean|smudge|process)|credential\.helper|pager\..*|sequence\.editor|gpg\.program|gpg\..*\.program|uploadpack\.packobjectshook|include\.path|includeif\..*|remote\..*\.(uploadpack|receivepack|proxy)|sendemail\.(.*\.)?(tocmd|cccmd|headercmd|sendmailcmd|smtpserver)|url\..*|http\.proxy|protocol\..*|alias\..*|submodule\..*\.update|core\.editor|trailer\..*\.(command|cmd)|gpg\.ssh\.defaultkeycommand|man\.viewer|man\..*\.(cmd|path)|(help|web)\.browser|browser\..*\.(cmd|path))$/i
+// Keys whose value is a file git reads and puts in what it writes or prints (a commit
+// message's template, the names of a mailmap, a cookie file it sends).
+const GIT_FILE_KEYS =
+  /^(commit\.template|mailmap\.file|blame\.ignorerevsfile|http\.cookiefile|sendemail\.aliasesfile)$/i
 
 // git's own commands (porcelain and plumbing people type); anything else is an alias or a
 // `git-<name>` program.
@@ -1056,6 +1204,30 @@ const git = (name: string, words: ReadonlyArray<Word>, sink: Sink): void => {
       })
       opaque(sink, `${name} ${sub} runs a configured program`)
       return
+    case "checkout-index":
+    case "unpack-file":
+    case "read-tree":
+      // They write files named by the index or an object (checkout-index --prefix/--temp,
+      // unpack-file's temporary file), or fill the index a later checkout writes out.
+      unseenWrites(sink, `${name} ${sub} writes files whose names and contents come from git objects`)
+      return
+    case "update-index":
+      // An entry made from a blob (a symlink to .env, a hook) is written by the next checkout.
+      if (rest.some((a) => a === "--index-info" || (a.length >= 5 && "--cacheinfo".startsWith(a))))
+        unseenWrites(
+          sink,
+          `${name} update-index --cacheinfo/--index-info puts objects in the index a checkout writes`
+        )
+      return
+    case "pack-objects":
+      if (!rest.includes("--stdout"))
+        unseenWrites(sink, `${name} pack-objects writes BASE-<hash>.pack and .idx`)
+      return
+    case "fast-import":
+      // Marks files named in its input, or under .git/info/fast-import.
+      if (rest.some((a) => a === "--allow-unsafe-features" || a === "--relative-marks"))
+        unseenWrites(sink, `${name} fast-import reads and writes marks files its input or .git names`)
+      return
     case "mergetool":
     case "instaweb":
     case "web--browse":
@@ -1144,6 +1316,7 @@ const configRisk = (name: string, assignment: string, sink: Sink, how: string): 
   const eq = assignment.indexOf("=")
   const key = eq === -1 ? assignment : assignment.slice(0, eq)
   const value = eq === -1 ? "" : assignment.slice(eq + 1)
+  if (GIT_FILE_KEYS.test(key) && value !== "") sink.path(value, "read")
   const executing = GIT_EXECUTING_KEYS.test(key)
   if (how === "-c" || executing) sink.note("executes", `${name} ${how} ${key} can make git run programs`)
   if (!executing) return

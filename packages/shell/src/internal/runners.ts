@@ -188,7 +188,9 @@ export const special = (key: string, words: ReadonlyArray<Word>, ops: Ops): bool
         explore(words, ops)
         return true
       }
-      return false
+      return (
+        (sub === "create" || sub === "init" || sub === "innit") && createPackage(words, `npm ${sub}`, ops)
+      )
     case "pnpm":
     case "yarn":
       if (key === "yarn" && sub === "workspaces" && words[2]?.value === "foreach") {
@@ -211,13 +213,13 @@ export const special = (key: string, words: ReadonlyArray<Word>, ops: Ops): bool
         runPackage(words, 2, `${key} ${sub}`, ops)
         return true
       }
-      return false
+      return sub === "create" && createPackage(words, `${key} create`, ops)
     case "bun":
       if (sub === "x") {
         runPackage(words, 2, "bun x", ops)
         return true
       }
-      return false
+      return sub === "create" && createPackage(words, "bun create", ops)
     case "wsl":
     case "wsl.exe":
       wsl(words, ops)
@@ -235,7 +237,8 @@ export const special = (key: string, words: ReadonlyArray<Word>, ops: Ops): bool
     case "fdfind":
       return fd(words, ops)
     case "hash":
-      if (words.some((w) => w.value === "-p" || /^-[a-z]*p/.test(w.value))) {
+      // zsh's `hash name=/bin/rm` (and `hash -d name=dir`, a `~name`) does the same.
+      if (words.some((w) => w.value === "-p" || /^-[a-z]*p/.test(w.value) || /^[^-][^=]*=/.test(w.value))) {
         ops.note(
           "unmodelled",
           "hash -p makes a name run another file: later names may not mean what they say"
@@ -380,6 +383,27 @@ const runPackage = (words: ReadonlyArray<Word>, start: number, via: string, ops:
     return
   }
   ops.child(rest, via)
+}
+
+// `pnpm create vite app` (`yarn create`, `bun create`, `npm create`, `npm init vite`) runs the
+// registry's `create-vite`, as `pnpm dlx create-vite app` does; `@scope/x` is `@scope/create-x`.
+// Without an initializer (`npm init -y`) it is not handled here.
+const createPackage = (words: ReadonlyArray<Word>, via: string, ops: Ops): boolean => {
+  const at = words.findIndex((word, i) => i >= 2 && !word.value.startsWith("-"))
+  if (at === -1) return false
+  ops.note("executes", `${via} runs a package's program (fetched from the registry when it is not installed)`)
+  const initializer = words[at]!
+  if (!initializer.isStatic) {
+    ops.note("unmodelled", `${via} runs \`${initializer.raw}\`, a package only known at run time`)
+    return true
+  }
+  const name = initializer.value
+  const scoped = /^(@[^/@]+)(?:\/([^@]+))?(@.*)?$/.exec(name)
+  const program = scoped
+    ? `${scoped[1]}/create${scoped[2] === undefined ? "" : `-${scoped[2]}`}${scoped[3] ?? ""}`
+    : `create-${name}`
+  ops.child([staticWord(program), ...words.slice(at + 1)], via)
+  return true
 }
 
 // `uv run`, `poetry run`, `conda run -n env`…: the command after the options runs in the
@@ -749,6 +773,7 @@ export const check = (key: string, words: ReadonlyArray<Word>, args: ReadonlyArr
       gitObjectPaths(args, ops)
       gitFileOptions(args, ops)
       gitRepository(args, ops)
+      gitWrittenOperands(args, ops)
       return
     case "ssh":
       ssh(words, ops)
@@ -1147,6 +1172,44 @@ const gitRepository = (args: ReadonlyArray<Word>, ops: Ops): void => {
   ops.touch({ ...staticWord(path), glob: directory.glob }, "write")
 }
 
+// Options of merge-file and interpret-trailers whose value is the next word.
+const GIT_OPERAND_VALUED = /^(-L|--trailer|--where|--if-exists|--if-missing|--diff-algorithm|--marker-size)$/
+
+/**
+ * `git merge-file CURRENT BASE OTHER` writes the merge into CURRENT (unless it prints it);
+ * `git interpret-trailers --in-place FILE…` rewrites each FILE.
+ */
+const gitWrittenOperands = (args: ReadonlyArray<Word>, ops: Ops): void => {
+  const sub = args[1]?.value
+  if (sub !== "merge-file" && sub !== "interpret-trailers") return
+  const operands: Array<Word> = []
+  let inPlace = false
+  let prints = false
+  for (let i = 2; i < args.length; i++) {
+    const word = args[i]!
+    const text = word.value
+    if (!word.isStatic && word.raw.startsWith("-")) {
+      ops.note("unmodelled", `git ${sub} \`${word.raw}\`: an option only known at run time`)
+      continue
+    }
+    if (text === "--") {
+      operands.push(...args.slice(i + 1))
+      break
+    }
+    if (!text.startsWith("-") || text === "-") operands.push(word)
+    else if (GIT_OPERAND_VALUED.test(text)) i++
+    else if (text.length >= 4 && "--in-place".startsWith(text)) inPlace = true
+    else if (
+      text === "-p" ||
+      (text.length >= 4 && "--stdout".startsWith(text)) ||
+      text.startsWith("--object-id")
+    )
+      prints = true
+  }
+  const written = sub === "merge-file" ? (prints ? [] : operands.slice(0, 1)) : inPlace ? operands : []
+  for (const word of written) ops.touch(word, "write")
+}
+
 // `git clone URL [DIR]`: DIR, else the URL's last part without `.git` (and `/.git`).
 const cloneDirectory = (operands: ReadonlyArray<Word>): Word | undefined => {
   if (operands[1] !== undefined) return operands[1]
@@ -1187,7 +1250,8 @@ const GIT_FILE_OPTIONS: ReadonlyMap<string, FileOptions> = new Map<string, FileO
   ["checkout", GIT_PATHSPEC_FILE],
   ["restore", GIT_PATHSPEC_FILE],
   ["rm", GIT_PATHSPEC_FILE],
-  ["stash", GIT_PATHSPEC_FILE]
+  ["stash", GIT_PATHSPEC_FILE],
+  ["fast-import", { "export-marks": "write", "import-marks": "read", "import-marks-if-exists": "read" }]
 ])
 
 /**
@@ -1403,15 +1467,58 @@ const sqlite = (words: ReadonlyArray<Word>, ops: Ops): void => {
       if (match) {
         ops.note("executes", `sqlite3 .${match[1]} runs a program`)
         ops.text(match[2]!, "bash", `sqlite3 .${match[1]}`)
-      } else if (
-        /^\s*\.(sh|once|output|import|read|load|open|excel|edit|system|shell)\b/.test(line) ||
-        /load_extension|\bedit\s*\(/i.test(line)
-      ) {
-        ops.note("unmodelled", `sqlite3 \`${line.trim().slice(0, 40)}\` can run programs or load code`)
+      } else if (dotCommandTouches(line) || SQL_TOUCHES_FILES.test(line)) {
+        ops.note(
+          "unmodelled",
+          `sqlite3 \`${line.trim().slice(0, 40)}\` can read or write files, run programs or load code`
+        )
       }
     }
   }
 }
+
+// Whether a line is a dot-command other than those that only print or set how output looks
+// (`.backup`, `.save`, `.log`, `.output` write files; `.read`, `.import`, `.restore` read them).
+const dotCommandTouches = (line: string): boolean => {
+  const name = /^\s*\.(\w+)/.exec(line)?.[1]
+  return name !== undefined && !SQLITE_PRINTS.has(name.toLowerCase())
+}
+const SQLITE_PRINTS: ReadonlySet<string> = new Set([
+  "tables",
+  "table",
+  "schema",
+  "fullschema",
+  "indexes",
+  "indices",
+  "databases",
+  "dump",
+  "headers",
+  "header",
+  "mode",
+  "width",
+  "separator",
+  "nullvalue",
+  "show",
+  "help",
+  "quit",
+  "exit",
+  "print",
+  "timer",
+  "changes",
+  "echo",
+  "eqp",
+  "explain",
+  "stats",
+  "dbinfo",
+  "lint",
+  "bail",
+  "limit",
+  "timeout"
+])
+// SQL that reaches files: the CLI's readfile/writefile/edit, extensions, other databases
+// (`ATTACH 'x' AS y` opens or creates any file, `VACUUM INTO 'x'` writes one).
+const SQL_TOUCHES_FILES =
+  /load_extension|\b(readfile|writefile|edit|fts3_tokenizer)\s*\(|\battach\b|\bvacuum\b[\s\S]*\binto\b/i
 
 // Ex commands that only move, write or quit: anything else may reach a shell.
 const PLAIN_EX =

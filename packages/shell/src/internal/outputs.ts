@@ -1,0 +1,260 @@
+// Programs that write files their operands or options name, beyond the tables of
+// programs.ts: toolchain programs (`cpp in out`, `objcopy in out`, `ld -o`, `ptx -G in
+// out`), `node`'s diagnostic files, and the file tools behind a subcommand (`cmake -E`,
+// `gio`), whose subcommands that only print are listed and any other is not modelled.
+import type { Word } from "./model.ts"
+import type { Sink } from "./risks.ts"
+
+/** Records what `key` writes, or notes that it is not known. */
+export const check = (key: string, words: ReadonlyArray<Word>, sink: Sink): void => {
+  switch (key) {
+    case "cmake":
+      if (words[1]?.value === "-E") subcommand(sink, "cmake -E", words[2], CMAKE_PRINTS)
+      return
+    case "gio":
+      subcommand(sink, "gio", words[1], GIO_READS)
+      return
+    case "cpp":
+      cpp(words, sink)
+      return
+    case "objcopy":
+    case "strip":
+      objcopy(key, words, sink)
+      return
+    case "ld":
+    case "ld.bfd":
+    case "ld.gold":
+    case "ld.lld":
+      ld(words, sink)
+      return
+    case "as":
+      assembler(words, sink)
+      return
+    case "ptx":
+      ptx(words, sink)
+      return
+    case "node":
+    case "nodejs":
+      node(words, sink)
+      return
+    default:
+      return
+  }
+}
+
+const write = (sink: Sink, via: string, word: Word | undefined): void => {
+  if (word === undefined) return
+  if (!word.isStatic || word.glob) {
+    sink.note("unmodelled", `${via} writes \`${word.raw}\`, a file only known at run time`)
+    return
+  }
+  sink.note("writes", `${via} writes \`${word.value}\``)
+  sink.path(word.value, "write")
+}
+
+const glued = (word: Word, value: string): Word => ({ ...word, value, raw: value, path: value })
+
+// `cmake -E` commands that only print or compare (their operands are read as any program's).
+const CMAKE_PRINTS: ReadonlySet<string> = new Set([
+  "echo",
+  "echo_append",
+  "capabilities",
+  "compare_files",
+  "cat",
+  "md5sum",
+  "sha1sum",
+  "sha224sum",
+  "sha256sum",
+  "sha384sum",
+  "sha512sum",
+  "environment",
+  "true",
+  "false",
+  "sleep",
+  "help"
+])
+// gio commands that only print (`cat` prints the files it reads).
+const GIO_READS: ReadonlySet<string> = new Set(["info", "list", "cat", "tree", "help", "version"])
+
+// The others run programs (`cmake -E env|chdir|time`, `gio open`) or copy, move, remove and
+// make files and directories.
+const subcommand = (sink: Sink, via: string, word: Word | undefined, prints: ReadonlySet<string>): void => {
+  if (word?.isStatic && prints.has(word.value)) return
+  sink.note(
+    "unmodelled",
+    `${via} ${word?.raw ?? ""}: a command that may run programs or write files, not modelled here`
+  )
+}
+
+// cpp's options whose value is the next word (a `-o`/`-MF` value is the file it writes).
+const CPP_VALUED = new Set([
+  "-o",
+  "-MF",
+  "-MT",
+  "-MQ",
+  "-I",
+  "-D",
+  "-U",
+  "-A",
+  "-x",
+  "-include",
+  "-imacros",
+  "-isystem",
+  "-iquote",
+  "-idirafter",
+  "-iprefix",
+  "-iwithprefix",
+  "-iwithprefixbefore",
+  "-isysroot",
+  "-imultilib",
+  "-Xpreprocessor",
+  "--param"
+])
+
+/** `cpp [options] IN [OUT]`: OUT, and `-o FILE` (`-oFILE`), `-MF FILE` are written. */
+const cpp = (words: ReadonlyArray<Word>, sink: Sink): void => {
+  const operands: Array<Word> = []
+  for (let i = 1; i < words.length; i++) {
+    const word = words[i]!
+    const text = word.value
+    if (!word.isStatic || !text.startsWith("-") || text === "-") {
+      operands.push(word)
+      continue
+    }
+    if (text === "-o" || text === "-MF") write(sink, `cpp ${text}`, words[++i])
+    else if (CPP_VALUED.has(text)) i++
+    else if (/^-(o|MF)./.test(text)) write(sink, "cpp -o", glued(word, text.replace(/^-(o|MF)/, "")))
+  }
+  write(sink, "cpp", operands[1])
+}
+
+// objcopy's and strip's short options whose value is the next word.
+const OBJCOPY_VALUED = /^-[a-zA-Z]*[bBiIjKNsOdFLGRW]$/
+
+/**
+ * `objcopy IN [OUT]` writes OUT, or IN in place; `strip FILE…` rewrites each; both write
+ * `-o FILE`. The section options naming files (`--add-section .x=FILE`, which puts a file's
+ * content in the output, `--dump-section`, which writes one) are not modelled.
+ */
+const objcopy = (key: string, words: ReadonlyArray<Word>, sink: Sink): void => {
+  const operands: Array<Word> = []
+  for (let i = 1; i < words.length; i++) {
+    const word = words[i]!
+    const text = word.value
+    if (!word.isStatic || !text.startsWith("-")) {
+      operands.push(word)
+      continue
+    }
+    if (/^--(add|update|dump)-sec/.test(text)) {
+      sink.note("unmodelled", `${key} ${text.split("=")[0]}: a section read from or written to a file`)
+      if (!text.includes("=")) i++
+    } else if (text === "-o") write(sink, `${key} -o`, words[++i])
+    else if (/^-o./.test(text)) write(sink, `${key} -o`, glued(word, text.slice(2)))
+    else if (OBJCOPY_VALUED.test(text)) i++
+    // A long option may take the next word: it is written too, to fail closed.
+    else if (text.startsWith("--") && !text.includes("=") && i + 1 < words.length)
+      write(sink, key, words[++i])
+  }
+  if (key === "strip" || operands.length === 1) for (const word of operands) write(sink, key, word)
+  else write(sink, key, operands.at(-1))
+}
+
+/**
+ * `ld -o FILE`: ld reads long options after one dash as well (`-output=FILE`), and `-oFILE`
+ * is `-o`; a word starting with `-o` or `--o` is read both ways. `-Map`, `--dependency-file`
+ * and `--out-implib` write their files too.
+ */
+const ld = (words: ReadonlyArray<Word>, sink: Sink): void => {
+  for (let i = 1; i < words.length; i++) {
+    const word = words[i]!
+    const text = word.value
+    if (!word.isStatic || !text.startsWith("-")) continue
+    const long = /^--?(o[a-z-]*|Map|dependency-file)(=(.*))?$/s.exec(text)
+    if (text === "-o") write(sink, "ld -o", words[++i])
+    else if (long !== null) {
+      write(sink, `ld ${text.split("=")[0]}`, long[2] === undefined ? words[++i] : glued(word, long[3]!))
+      if (/^-o./.test(text)) write(sink, "ld -o", glued(word, text.slice(2)))
+    } else if (/^-o./.test(text)) write(sink, "ld -o", glued(word, text.slice(2)))
+  }
+}
+
+/** `as -o FILE` (`-oFILE`), `--MD FILE` and a listing `-a[cdghlmns]=FILE` are written. */
+const assembler = (words: ReadonlyArray<Word>, sink: Sink): void => {
+  for (let i = 1; i < words.length; i++) {
+    const word = words[i]!
+    const text = word.value
+    if (!word.isStatic || !text.startsWith("-")) continue
+    const listing = /^-a[a-z]*=(.*)$/s.exec(text)
+    if (text === "-o" || text === "--MD") write(sink, `as ${text}`, words[++i])
+    else if (listing !== null) write(sink, "as -a", glued(word, listing[1]!))
+    else if (text.startsWith("--MD=")) write(sink, "as --MD", glued(word, text.slice(5)))
+    else if (/^-o./.test(text)) write(sink, "as -o", glued(word, text.slice(2)))
+  }
+}
+
+/** `ptx -G IN OUT` (traditional mode) writes OUT; otherwise every operand is an input. */
+const ptx = (words: ReadonlyArray<Word>, sink: Sink): void => {
+  const operands: Array<Word> = []
+  let traditional = false
+  for (let i = 1; i < words.length; i++) {
+    const word = words[i]!
+    const text = word.value
+    if (!word.isStatic || !text.startsWith("-") || text === "-") operands.push(word)
+    else if (text === "--") operands.push(...words.slice(i + 1))
+    else if (text.length >= 4 && "--traditional".startsWith(text.split("=")[0]!)) traditional = true
+    else if (/^-[A-Za-z]*G/.test(text) && !text.startsWith("--")) traditional = true
+    if (text === "--") break
+    if (/^-[A-Za-z]*[FMSWbigow]$/.test(text) && !text.startsWith("--")) i++
+  }
+  if (traditional) write(sink, "ptx -G", operands[1])
+}
+
+// node's options whose value is a file or directory it writes diagnostics into.
+const NODE_WRITES = new Set([
+  "--redirect-warnings",
+  "--diagnostic-dir",
+  "--report-directory",
+  "--report-dir",
+  "--cpu-prof-dir",
+  "--heap-prof-dir",
+  "--logfile"
+])
+// The names of files it writes there (or in the working directory).
+const NODE_NAMES = new Set([
+  "--cpu-prof-name",
+  "--heap-prof-name",
+  "--report-filename",
+  "--trace-event-file-pattern"
+])
+
+/**
+ * `node --redirect-warnings=FILE`, `--cpu-prof-dir=DIR`, …: written. A file's name under
+ * such a directory (`--cpu-prof-name`), or with `${pid}` put in, is not modelled.
+ */
+const node = (words: ReadonlyArray<Word>, sink: Sink): void => {
+  const names: Array<Word> = []
+  let directory = false
+  for (let i = 1; i < words.length; i++) {
+    const word = words[i]!
+    if (!word.isStatic || !word.value.startsWith("--")) continue
+    const eq = word.value.indexOf("=")
+    // V8 reads `_` as `-` in its own options (`--logfile`).
+    const option = (eq === -1 ? word.value : word.value.slice(0, eq)).replaceAll("_", "-")
+    if (!NODE_WRITES.has(option) && !NODE_NAMES.has(option)) continue
+    const value = eq === -1 ? words[++i] : glued(word, word.value.slice(eq + 1))
+    if (value === undefined) continue
+    if (NODE_NAMES.has(option)) names.push(value)
+    else {
+      directory ||= option !== "--redirect-warnings" && option !== "--logfile"
+      write(sink, `node ${option}`, value)
+    }
+  }
+  for (const name of names) {
+    if (directory || name.value.includes("${"))
+      sink.note(
+        "unmodelled",
+        `node writes \`${name.raw}\` under a directory or with a name known at run time`
+      )
+    else write(sink, "node", name)
+  }
+}
