@@ -701,7 +701,8 @@ const interpretWords = (
     )
   const base = baseName(equals ?? program)
   let key = base.toLowerCase()
-  if (ps || process.platform === "win32") key = key.replace(/\.(exe|cmd|bat|com)$/, "")
+  // (`process.platform` is a slow look-up on a large object: asked last, and only when it can matter.)
+  if (key.includes(".") && (ps || process.platform === "win32")) key = key.replace(/\.(exe|cmd|bat|com)$/, "")
   // The names the program is judged by, besides argv[0] as written.
   const names: Array<string> = []
   if (base !== program && base !== "") names.push(base)
@@ -719,7 +720,7 @@ const interpretWords = (
     }
   } else if (ps && base.toLowerCase().endsWith(".exe")) {
     names.push(base.slice(0, -4))
-  } else if (process.platform !== "linux" && base !== base.toLowerCase()) {
+  } else if (base !== base.toLowerCase() && process.platform !== "linux") {
     // macOS and Windows file systems ignore case: `RM` runs rm.
     names.push(base.toLowerCase())
   }
