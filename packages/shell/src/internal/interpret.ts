@@ -692,7 +692,7 @@ const interpretWords = (
     commandNote(command, "unmodelled", `the program name comes from the brace expansion \`${name.raw}\``)
   const program = name.value
   // zsh's equals expansion: `=rm` runs the program rm (bash, one named `=rm`); judged as rm.
-  const equals = !ps && /^=[A-Za-z_]/.test(program) ? program.slice(1) : undefined
+  const equals = !ps && program.startsWith("=") && /^=[A-Za-z_]/.test(program) ? program.slice(1) : undefined
   if (equals !== undefined)
     commandNote(
       command,
