@@ -2,6 +2,7 @@
 // notes, and where commands run (a scope per text or payload).
 import type { Command, Note, NoteKind, PathAccess, Redirect } from "../ShellAnalysis.ts"
 import type { Dialect } from "../ShellParser.ts"
+import type { GitLookups } from "./files.ts"
 import { makeResolver, type Resolver } from "./paths.ts"
 
 /** Where commands run: every directory they may run in (a superset, so `cd x || …` is safe). */
@@ -69,6 +70,8 @@ export interface Env {
   readonly links: Array<MutableCommand>
   /** Commands whose input is text from the command line (a here-document or -string, a pipe; made when the first is). */
   stdinText: Set<number> | undefined
+  /** What git's search for its repository found (made when the first git command is judged). */
+  gitLookups: GitLookups | undefined
 }
 
 export const makeEnv = (options: {
@@ -92,7 +95,8 @@ export const makeEnv = (options: {
   seen: new Set(),
   leftBehind: [],
   links: [],
-  stdinText: undefined
+  stdinText: undefined,
+  gitLookups: undefined
 })
 
 export const rootScope = (cwd: string, dialect: Dialect): Scope => ({

@@ -404,7 +404,7 @@ function resolveWord(
       return out
     }
   }
-  if (process.platform !== "win32" && path[1] === ":" && /^[A-Za-z]:[\\/]/.test(path)) {
+  if (path[1] === ":" && process.platform !== "win32" && /^[A-Za-z]:[\\/]/.test(path)) {
     return [{ absolute: `/${path.replace(/\\/g, "/")}`, text: word.raw }]
   }
   if (word.glob) {
@@ -453,13 +453,13 @@ function resolveWord(
     }
   // `/proc/self/cwd/x` is `x` where the command runs (the link itself is not followed): judged
   // there too, so `.git/*` rules hold for `> /proc/self/cwd/.git/config`.
-  const here = PROC_CWD.exec(path)
+  const here = relative ? null : PROC_CWD.exec(path)
   if (here !== null)
     for (const cwd of scope.cwds) {
       const absolute = joinAsWritten(cwd, here[1] ?? "")
       if (!out.some((seen) => seen.absolute === absolute)) out.push({ absolute, text: word.raw })
     }
-  if (scope.unknown && !NodePath.isAbsolute(path)) {
+  if (scope.unknown && relative) {
     commandNote(command, "unmodelled", `\`${word.raw}\` is relative to a directory only known at run time`)
   }
   return out
@@ -1558,7 +1558,7 @@ const backups = (
 // searches look at each place (a directory or its HEAD), so a new write marks them at once.
 // What git finds in each directory is looked up once (the directories git may run in share
 // their parents): where it looks for a bare repository, or `null` for a `.git` there.
-interface GitLookups {
+export interface GitLookups {
   paths: number
   readonly written: Set<string>
   readonly searched: Map<string, GitSearches>
@@ -1583,21 +1583,16 @@ interface GitSearch {
    */
   readonly nested: boolean
 }
-const lookups = new WeakMap<Env, GitLookups>()
 const gitLookups = (env: Env): GitLookups => {
-  let found = lookups.get(env)
-  if (found === undefined) {
-    found = {
-      paths: 0,
-      written: new Set(),
-      searched: new Map(),
-      watching: new Map(),
-      places: new Map(),
-      inside: new Map()
-    }
-    lookups.set(env, found)
+  env.gitLookups ??= {
+    paths: 0,
+    written: new Set(),
+    searched: new Map(),
+    watching: new Map(),
+    places: new Map(),
+    inside: new Map()
   }
-  return found
+  return env.gitLookups
 }
 
 const isPlanted = (seen: GitLookups, { dir, head, headExists, nested }: GitSearch): boolean =>

@@ -694,7 +694,7 @@ const interpretWords = (
     commandNote(command, "unmodelled", `the program name comes from the brace expansion \`${name.raw}\``)
   const program = name.value
   // zsh's equals expansion: `=rm` runs the program rm (bash, one named `=rm`); judged as rm.
-  const equals = !ps && /^=[A-Za-z_]/.test(program) ? program.slice(1) : undefined
+  const equals = !ps && program.startsWith("=") && /^=[A-Za-z_]/.test(program) ? program.slice(1) : undefined
   if (equals !== undefined)
     commandNote(
       command,
@@ -703,7 +703,8 @@ const interpretWords = (
     )
   const base = baseName(equals ?? program)
   let key = base.toLowerCase()
-  if (ps || process.platform === "win32") key = key.replace(/\.(exe|cmd|bat|com)$/, "")
+  // (`process.platform` is a slow look-up on a large object: asked last, and only when it can matter.)
+  if (key.includes(".") && (ps || process.platform === "win32")) key = key.replace(/\.(exe|cmd|bat|com)$/, "")
   // The names the program is judged by, besides argv[0] as written.
   const names: Array<string> = []
   if (base !== program && base !== "") names.push(base)
@@ -721,7 +722,7 @@ const interpretWords = (
     }
   } else if (ps && base.toLowerCase().endsWith(".exe")) {
     names.push(base.slice(0, -4))
-  } else if (process.platform !== "linux" && base !== base.toLowerCase()) {
+  } else if (base !== base.toLowerCase() && process.platform !== "linux") {
     // macOS and Windows file systems ignore case: `RM` runs rm.
     names.push(base.toLowerCase())
   }

@@ -5,7 +5,7 @@
 import * as NodePath from "node:path"
 import type { Word } from "./model.ts"
 import { PLAIN_PROGRAMS } from "./plainPrograms.ts"
-import { isGadgetVariable } from "./programs.ts"
+import { isGadgetVariable, isPython } from "./programs.ts"
 import type { Sink } from "./risks.ts"
 
 type Access = "read" | "write" | "runs" | "clock"
@@ -679,7 +679,7 @@ export const programFromInput = (key: string, words: ReadonlyArray<Word>, sink: 
     runs()
     return
   }
-  const python = /^(python|pypy)(\d+(\.\d+)*)?$/.test(key)
+  const python = isPython(key)
   const valued = python ? ["-W", "-X", "-Q"] : RUNS_INPUT.get(key)?.split(" ")
   if (valued === undefined) {
     // A program file read from the input: `make -f -`, `vim -s /dev/stdin`, `awk -f -`; from

@@ -79,12 +79,13 @@ class KernelResolver implements Resolver {
   // is unambiguous). Two levels: the directory strings come from this cache, their hashes
   // are computed once, and no joined path is built and hashed for a look-up.
   private readonly entries = new Map<string, Names>()
-  private readonly unresolved = new Set<string>()
+  // These four are made when first needed: few texts need them, and every analysis makes a resolver.
+  private unresolved: Set<string> | undefined = undefined
   // Paths we may not look up (no permission): only the kernel can say what is there.
-  private readonly hidden = new Set<string>()
-  private readonly listings = new Map<string, ReadonlyArray<string> | null>()
+  private hidden: Set<string> | undefined = undefined
+  private listings: Map<string, ReadonlyArray<string> | null> | undefined = undefined
   // What is below paths that are missing or not directories, by path and name.
-  private readonly below = new Map<string, Names>()
+  private below: Map<string, Names> | undefined = undefined
   // Where `resolveIn` starts from each directory (`null`: it joins and follows instead).
   private readonly starts = new Map<string, Resolved | null>()
   // What the project-relative paths of each parent directory's entries start with (`src/`;
@@ -157,12 +158,13 @@ class KernelResolver implements Resolver {
     // walk passes and the kernel refuses), one not followed to its end, one we may not look up.
     if (!isNormalAbsolute(absolute)) return fs.existsSync(absolute)
     const found = this.follow(absolute, 0)
-    if (found.real !== absolute || found.unresolved !== undefined || this.hidden.has(found.real))
+    if (found.real !== absolute || found.unresolved !== undefined || this.hidden?.has(found.real) === true)
       return fs.existsSync(absolute)
     return found.exists
   }
 
   list(directory: string): ReadonlyArray<string> | undefined {
+    this.listings ??= new Map()
     let names = this.listings.get(directory)
     if (names === undefined) {
       // What the walk found missing, or found to be a file, cannot be listed: it is not
@@ -178,7 +180,7 @@ class KernelResolver implements Resolver {
   }
 
   inside(path: string, parent?: string): boolean {
-    if (this.unresolved.size !== 0 && this.unresolved.has(path)) return false
+    if (this.unresolved?.has(path) === true) return false
     const root = this.realRoot().real
     if (parent === undefined) return path === root || path.startsWith(this.realRootPrefix)
     // `parent/name` is under the root when `parent` is the root or under it, or is the root.
@@ -198,7 +200,7 @@ class KernelResolver implements Resolver {
   relativeIfInside(path: string, parent?: string, name?: string): string | undefined {
     if (parent === undefined || name === undefined || NodePath.sep !== "/")
       return this.inside(path, parent) ? this.relative(path, parent, name) : undefined
-    if (this.unresolved.size !== 0 && this.unresolved.has(path)) return undefined
+    if (this.unresolved?.has(path) === true) return undefined
     const above = this.entriesUnder(parent)
     if (above !== null) return above + name
     return path === this.realRoot().real ? "" : undefined
@@ -222,6 +224,7 @@ class KernelResolver implements Resolver {
   }
 
   private cannotFollow(real: string, reason: string): Resolved {
+    this.unresolved ??= new Set()
     this.unresolved.add(real)
     return { real, directory: false, exists: true, unresolved: reason }
   }
@@ -248,6 +251,7 @@ class KernelResolver implements Resolver {
     // Not ours to look at (no permission): it may well be there for a `sudo`, and may be a
     // directory, so what is below it is looked up too.
     else if (stat === "hidden") {
+      this.hidden ??= new Set()
       this.hidden.add(path)
       result = { real: path, directory: true, exists: true, parent: directory, name }
     } else if (!stat.isSymbolicLink())
@@ -294,6 +298,7 @@ class KernelResolver implements Resolver {
     // Nothing exists below a missing file or a file that is not a directory.
     if (!current.directory) {
       // Remembered too: every word in a directory that does not exist walks below it.
+      this.below ??= new Map()
       let below = this.below.get(current.real)
       if (below === undefined) {
         below = names(current.real)

@@ -1646,7 +1646,7 @@ export const HARMLESS_READS: ReadonlySet<string> = new Set([
  * opened, `exec 3< file`). Writing to them is judged as any path.
  */
 export const isHarmlessRead = (path: string): boolean =>
-  HARMLESS_READS.has(path) || /^\/dev\/fd\/\d+$/.test(path)
+  HARMLESS_READS.has(path) || (path.startsWith("/dev/fd/") && /^\/dev\/fd\/\d+$/.test(path))
 
 // Programs that read every file under a directory they are given.
 const TREE_READERS: ReadonlySet<string> = new Set([

@@ -482,7 +482,7 @@ export const check = (key: string, words: ReadonlyArray<Word>, sink: Sink): void
       sink.note("executes", "Set-ExecutionPolicy changes which scripts may run")
       return
     default:
-      if (/^mkfs(\.|$)/.test(key)) sink.note("destructive", `${name} formats a file system`)
+      if (key === "mkfs" || key.startsWith("mkfs.")) sink.note("destructive", `${name} formats a file system`)
       return
   }
 }
