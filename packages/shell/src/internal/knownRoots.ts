@@ -150,7 +150,9 @@ const lstat = (path: string): fs.Stats | undefined => {
  * `undefined` when the root is not remembered, not listed, or changed: only a fresh listing
  * can tell then. A symlink's kind is `other`, as a directory entry reports it.
  */
-export const currentEntries = (root: string): ReadonlyMap<string, "file" | "directory" | "other"> | undefined => {
+export const currentEntries = (
+  root: string
+): ReadonlyMap<string, "file" | "directory" | "other"> | undefined => {
   const entry = known.get(root)
   const listing = entry?.listing
   if (entry === undefined || listing === undefined) return undefined
