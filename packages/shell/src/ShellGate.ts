@@ -744,14 +744,20 @@ const readPatterns = (analysis: ShellAnalysis.Analysis, written: ReadonlySet<str
     expanded.add(reading)
     const entries = listDirectory(directory)
     const reached = (entry: string) => reads === "all" || !entry.startsWith(".")
+    // Whether the directory keeps case, looked up once (see `decidedByDirectory`).
+    let keeps: boolean | undefined
     let named = 0
     for (const entry of entries.keys()) {
       if (!reached(entry)) continue
       if (named++ === MAX_LISTED) break
       const child = name === "." ? entry : inside ? `${name}/${entry}` : NodePath.join(name, entry)
       out.push(child)
-      if (child.toLowerCase() !== child && foldsHere(NodePath.join(directory, entry)))
-        out.push(child.toLowerCase())
+      if (child.toLowerCase() === child) continue
+      if (decidedByDirectory(directory, entry, entries)) {
+        keeps ??= keepsCase(directory, entry)
+        if (keeps) continue
+      }
+      if (foldsHere(NodePath.join(directory, entry))) out.push(child.toLowerCase())
     }
     // Deeper than its entries, the credential places it holds (`.config/git/credentials`
     // under `.config`, `.ssh` under `.`): the read reaches them, so it is judged as theirs.
@@ -840,6 +846,31 @@ const foldsCase = (path: string): boolean => {
 // is `other`); empty when it cannot be listed.
 type Entries = ReadonlyMap<string, "file" | "directory" | "other">
 const NO_ENTRIES: Entries = new Map()
+
+// Whether `directory` keeping case answers `foldsCase` for its entry `entry` (listed in
+// `entries`), so that one lookup (`keepsCase`) answers for all such entries: an ASCII name
+// whose lower-case form is not listed, in a directory named without upper case. Where the
+// directory keeps case no lookup of that form finds anything (`foldsCase` is false), and
+// keeping or folding ASCII case is a property of the directory (ext4 casefold, WSL's
+// per-folder flag) or of the mount (vfat, NTFS), alike for every such name.
+const decidedByDirectory = (directory: string, entry: string, entries: Entries): boolean =>
+  process.platform !== "darwin" &&
+  process.platform !== "win32" &&
+  /^[\x00-\x7f]*$/.test(entry) &&
+  !entries.has(entry.toLowerCase()) &&
+  directory.toLowerCase() === directory
+
+// Whether `directory` keeps case, seen as the lower-case form of its entry `entry` missing
+// (an lstat: a dangling link is found as itself). Any other failure proves nothing.
+const keepsCase = (directory: string, entry: string): boolean => {
+  try {
+    return (
+      fs.lstatSync(NodePath.join(directory, entry.toLowerCase()), { throwIfNoEntry: false }) === undefined
+    )
+  } catch {
+    return false
+  }
+}
 
 // Listed afresh for every judgement: a listing kept across judgements would trust the
 // folder's times to change with its entries, which not every file system does, and a folder
