@@ -112,7 +112,9 @@ layer(ShellParser.layer)("ShellGate", (it) => {
           )
         // Folding as a vfat mount or an ext4 casefold folder does (a name is found in any
         // case), listing the folder in reverse order of names.
-        const nodeFs = createRequire(import.meta.url)("node:fs") as typeof fs
+        const nodeFs = createRequire(import.meta.url)("node:fs") as {
+          -readonly [K in keyof typeof fs]: (typeof fs)[K]
+        }
         const { lstatSync, readdirSync, statSync } = nodeFs
         const folded = (path: fs.PathLike): fs.PathLike => {
           if (typeof path !== "string" || NodePath.dirname(path) !== folder) return path
