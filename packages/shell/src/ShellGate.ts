@@ -32,6 +32,7 @@ import type * as Permission from "@gatehousejs/permission/Permission"
 import * as Ruleset from "@gatehousejs/permission/Ruleset"
 import * as Effect from "effect/Effect"
 import { renderRedirect } from "./internal/interpret.ts"
+import { currentEntries } from "./internal/knownRoots.ts"
 import { isNormalAbsolute } from "./internal/paths.ts"
 import { baseName, programKey } from "./internal/programName.ts"
 import {
@@ -660,10 +661,12 @@ const editPatterns = (analysis: ShellAnalysis.Analysis): { files: Array<string>;
       // A write to a directory (rm -r, mv, chmod -R) reaches what is inside it: name the
       // entries too, so `".git/*": "deny"` holds for `rm -rf .`.
       out.push(relative === "." ? "*" : `${relative}/*`)
-      for (const entry of listDirectory(holder ? root : path.path).slice(0, MAX_LISTED)) {
-        const child = relative === "." ? entry.name : `${relative}/${entry.name}`
+      let named = 0
+      for (const [name, kind] of listDirectory(holder ? root : path.path)) {
+        if (named++ === MAX_LISTED) break
+        const child = relative === "." ? name : `${relative}/${name}`
         out.push(child)
-        if (entry.directory) out.push(`${child}/*`)
+        if (kind === "directory") out.push(`${child}/*`)
       }
     }
   }
@@ -739,17 +742,26 @@ const readPatterns = (analysis: ShellAnalysis.Analysis, written: ReadonlySet<str
     expanded ??= new Set()
     if (expanded.has(reading)) return
     expanded.add(reading)
-    const entries = listDirectory(directory).filter((e) => reads === "all" || !e.name.startsWith("."))
-    for (const entry of entries.slice(0, MAX_LISTED)) {
-      const child =
-        name === "." ? entry.name : inside ? `${name}/${entry.name}` : NodePath.join(name, entry.name)
+    const entries = listDirectory(directory)
+    const reached = (entry: string) => reads === "all" || !entry.startsWith(".")
+    // Whether the directory keeps case, looked up once (see `decidedByDirectory`).
+    let keeps: boolean | undefined
+    let named = 0
+    for (const entry of entries.keys()) {
+      if (!reached(entry)) continue
+      if (named++ === MAX_LISTED) break
+      const child = name === "." ? entry : inside ? `${name}/${entry}` : NodePath.join(name, entry)
       out.push(child)
-      if (child.toLowerCase() !== child && foldsHere(NodePath.join(directory, entry.name)))
-        out.push(child.toLowerCase())
+      if (child.toLowerCase() === child) continue
+      if (decidedByDirectory(directory, entry, entries)) {
+        keeps ??= keepsCase(directory, entry)
+        if (keeps) continue
+      }
+      if (foldsHere(NodePath.join(directory, entry))) out.push(child.toLowerCase())
     }
     // Deeper than its entries, the credential places it holds (`.config/git/credentials`
     // under `.config`, `.ssh` under `.`): the read reaches them, so it is judged as theirs.
-    const listed = new Set(entries.map((entry) => entry.name))
+    const listed = (entry: string) => reached(entry) && entries.has(entry)
     for (const rest of credentialsUnder(name === "." ? "" : name, directory, reads === "all", listed))
       out.push(name === "." ? rest : inside ? `${name}/${rest}` : NodePath.join(name, rest))
   }
@@ -770,20 +782,20 @@ const readsContents = (command: ShellAnalysis.Command | undefined): "all" | "vis
 // The parts of `Defaults.HOME_CREDENTIALS` places that exist under `directory` (named
 // `name`): the whole place (`directory` is a home), or what follows the part of it that
 // `name` ends with (`name` is `.config`, the place `.config/git/credentials`: `git/credentials`).
-// `listed` holds the directory's entries: a place whose first step is not among them is not
+// `listed` tells the directory's entries: a place whose first step is not among them is not
 // there, so only the deeper ones are looked up.
 const CREDENTIAL_PARTS = Defaults.HOME_CREDENTIALS.map((place) => place.split("/"))
 const credentialsUnder = (
   name: string,
   directory: string,
   hidden: boolean,
-  listed: ReadonlySet<string>
+  listed: (entry: string) => boolean
 ): Array<string> => {
   let components: ReadonlyArray<string> | undefined
   const out: Array<string> = []
   for (const parts of CREDENTIAL_PARTS) {
     for (let k = 0; k < parts.length; k++) {
-      if (!listed.has(parts[k]!)) continue
+      if (!listed(parts[k]!)) continue
       components ??= name.split(/[/]/).filter((c) => c !== "")
       if (!endsWith(components, parts, k)) continue
       const rest = parts.slice(k)
@@ -830,16 +842,53 @@ const foldsCase = (path: string): boolean => {
   }
 }
 
+// The kind of each entry of a directory, in the order the directory gives them (a symlink
+// is `other`); empty when it cannot be listed.
+type Entries = ReadonlyMap<string, "file" | "directory" | "other">
+const NO_ENTRIES: Entries = new Map()
+
+// Whether `directory` keeping case answers `foldsCase` for its entry `entry` (listed in
+// `entries`), so that one lookup (`keepsCase`) answers for all such entries: an ASCII name
+// whose lower-case form is not listed, in a directory named without upper case. Where the
+// directory keeps case no lookup of that form finds anything (`foldsCase` is false), and
+// keeping or folding ASCII case is a property of the directory (ext4 casefold, WSL's
+// per-folder flag) or of the mount (vfat, NTFS), alike for every such name.
+const decidedByDirectory = (directory: string, entry: string, entries: Entries): boolean =>
+  process.platform !== "darwin" &&
+  process.platform !== "win32" &&
+  /^[\x00-\x7f]*$/.test(entry) &&
+  !entries.has(entry.toLowerCase()) &&
+  directory.toLowerCase() === directory
+
+// Whether `directory` keeps case, seen as the lower-case form of its entry `entry` missing
+// (an lstat: a dangling link is found as itself). Any other failure proves nothing.
+const keepsCase = (directory: string, entry: string): boolean => {
+  try {
+    return (
+      fs.lstatSync(NodePath.join(directory, entry.toLowerCase()), { throwIfNoEntry: false }) === undefined
+    )
+  } catch {
+    return false
+  }
+}
+
 // Listed afresh for every judgement: a listing kept across judgements would trust the
 // folder's times to change with its entries, which not every file system does, and a folder
-// swapped while it was listed would keep its wrong listing.
-const listDirectory = (directory: string): Array<{ name: string; directory: boolean }> => {
+// swapped while it was listed would keep its wrong listing. The one exception is a project
+// root's listing as `knownRoots` keeps it (read through a descriptor of the directory it
+// checked, then trusted while the root is that directory with the same settled times): the
+// analysis already trusts it to say which paths under the root exist, and the gate's use of
+// it trusts nothing more.
+const listDirectory = (directory: string): Entries => {
+  const remembered = currentEntries(directory)
+  if (remembered !== undefined) return remembered
   try {
-    return fs
-      .readdirSync(directory, { withFileTypes: true })
-      .map((d) => ({ name: d.name, directory: d.isDirectory() }))
+    const entries = new Map<string, "file" | "directory" | "other">()
+    for (const d of fs.readdirSync(directory, { withFileTypes: true }))
+      entries.set(d.name, d.isFile() ? "file" : d.isDirectory() ? "directory" : "other")
+    return entries
   } catch {
-    return []
+    return NO_ENTRIES
   }
 }
 

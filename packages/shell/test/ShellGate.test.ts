@@ -1,4 +1,6 @@
 import * as fs from "node:fs"
+import { createRequire, syncBuiltinESMExports } from "node:module"
+import * as os from "node:os"
 import * as NodePath from "node:path"
 import { assert, describe, layer } from "@effect/vitest"
 import * as Permission from "@gatehousejs/permission/Permission"
@@ -89,6 +91,61 @@ layer(ShellParser.layer)("ShellGate", (it) => {
         const edit = request(verdict, "edit")
         assert.includeMembers([...(edit?.patterns ?? [])], [".", "*", ".git", ".git/*", "src/*"])
         assert.deepStrictEqual(edit?.always, ["."])
+      })
+    )
+
+    it.effect("a recursive read names an entry in lower case too where its folder folds case", () =>
+      Effect.gen(function* () {
+        // A folder named without upper case, with upper-case entries: dangling links, then the
+        // secret (as the folder is listed below). Its case is looked up by a dangling link.
+        const folder = NodePath.join(
+          fs.realpathSync(os.tmpdir()),
+          `gatehouse-case-${Date.now().toString(16)}`
+        )
+        fs.mkdirSync(folder)
+        for (const name of ["A", "B", "C"]) fs.symlinkSync("missing", NodePath.join(folder, name))
+        fs.writeFileSync(NodePath.join(folder, ".ENV"), "KEY=x\n")
+        const ruleset = rules({ read: { "*.env": "deny" } })
+        const grep = () =>
+          ShellAnalysis.analyze("grep -r KEY .", { cwd: folder, projectRoot: folder, dialect: "bash" }).pipe(
+            Effect.map((analysis) => ShellGate.judge(analysis, { ruleset }))
+          )
+        // Folding as a vfat mount or an ext4 casefold folder does (a name is found in any
+        // case), listing the folder in reverse order of names.
+        const nodeFs = createRequire(import.meta.url)("node:fs") as {
+          -readonly [K in keyof typeof fs]: (typeof fs)[K]
+        }
+        const { lstatSync, readdirSync, statSync } = nodeFs
+        const folded = (path: fs.PathLike): fs.PathLike => {
+          if (typeof path !== "string" || NodePath.dirname(path) !== folder) return path
+          const name = NodePath.basename(path).toLowerCase()
+          const entry = readdirSync(folder).find((e) => e.toLowerCase() === name)
+          return entry === undefined ? path : NodePath.join(folder, entry)
+        }
+        const nameOf = (entry: string | fs.Dirent): string => (typeof entry === "string" ? entry : entry.name)
+        try {
+          const kept = yield* grep()
+          assert.strictEqual(kept.decision, "allow")
+          assert.notInclude(request(kept, "read")?.patterns ?? [], ".env")
+          nodeFs.lstatSync = ((path: fs.PathLike, options?: fs.StatSyncOptions) =>
+            lstatSync(folded(path), options)) as typeof fs.lstatSync
+          nodeFs.statSync = ((path: fs.PathLike, options?: fs.StatSyncOptions) =>
+            statSync(folded(path), options)) as typeof fs.statSync
+          nodeFs.readdirSync = ((path: fs.PathLike, options?: { withFileTypes?: boolean }) => {
+            const entries = readdirSync(path, options as { withFileTypes: true }) as Array<string | fs.Dirent>
+            return path === folder ? entries.sort((a, b) => (nameOf(a) < nameOf(b) ? 1 : -1)) : entries
+          }) as unknown as typeof fs.readdirSync
+          syncBuiltinESMExports()
+          const folding = yield* grep()
+          assert.strictEqual(folding.decision, "deny")
+          assert.include(request(folding, "read")?.patterns ?? [], ".env")
+        } finally {
+          nodeFs.lstatSync = lstatSync
+          nodeFs.statSync = statSync
+          nodeFs.readdirSync = readdirSync
+          syncBuiltinESMExports()
+          fs.rmSync(folder, { recursive: true })
+        }
       })
     )
   })

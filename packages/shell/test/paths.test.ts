@@ -12,7 +12,7 @@ import * as TestClock from "effect/testing/TestClock"
 import { afterEach } from "vitest"
 import { ShellAnalysis, ShellGate, ShellParser } from "../src/index.ts"
 import { compileGlob } from "../src/internal/glob.ts"
-import { checkRoot, rememberRoot } from "../src/internal/knownRoots.ts"
+import { checkRoot, currentEntries, rememberRoot } from "../src/internal/knownRoots.ts"
 import { joinAsWritten, makeResolver, type Resolved, resolvePath } from "../src/internal/paths.ts"
 
 const made: Array<string> = []
@@ -144,7 +144,56 @@ describe("checkRoot", () => {
   })
 })
 
+describe("currentEntries", () => {
+  it("gives the entries a fresh listing gives, in its order, only while the root's listing is current", () => {
+    const root = makeRoot()
+    fs.writeFileSync(NodePath.join(root, "README.md"), "")
+    fs.mkdirSync(NodePath.join(root, "src"))
+    fs.symlinkSync("src", NodePath.join(root, "src-link"))
+    fs.symlinkSync("missing", NodePath.join(root, "dangling"))
+    fs.writeFileSync(NodePath.join(root, "\u00e9t\u00e9"), "")
+    const fresh = () => fs.readdirSync(root, { withFileTypes: true }).map((d) => [d.name, d.isDirectory()])
+    const given = () => [...(currentEntries(root) ?? [])].map(([name, kind]) => [name, kind === "directory"])
+    // Not remembered, then remembered but not listed yet: nothing to give.
+    assert.isUndefined(currentEntries(root))
+    rememberRoot(root)
+    assert.isUndefined(currentEntries(root))
+    checkRoot(root, later())
+    assert.deepStrictEqual(given(), fresh())
+    // A change to the root drops it until the analysis lists the root again.
+    fs.writeFileSync(NodePath.join(root, ".env"), "")
+    assert.isUndefined(currentEntries(root))
+    checkRoot(root, later())
+    assert.deepStrictEqual(given(), fresh())
+    fs.rmSync(root, { recursive: true })
+    fs.mkdirSync(root)
+    assert.isUndefined(currentEntries(root))
+  })
+})
+
 layer(ShellParser.layer)("analysis with a listed root", (it) => {
+  it.effect("a recursive read of a listed root names an entry made since the analysis", () =>
+    Effect.gen(function* () {
+      const root = makeRoot()
+      fs.writeFileSync(NodePath.join(root, "notes"), "")
+      yield* TestClock.setTime(later())
+      const ruleset = Permission.fromConfig({
+        bash: { "*": "allow" },
+        read: { "*": "allow", "*.env": "deny" }
+      })
+      const analyze = () =>
+        ShellAnalysis.analyze("grep -r KEY .", { cwd: root, projectRoot: root, dialect: "bash" })
+      // The first analysis remembers the root, the second lists it.
+      yield* analyze()
+      assert.strictEqual(ShellGate.judge(yield* analyze(), { ruleset }).decision, "allow")
+      // Judged after a file appeared in the root: the listing the analysis used is stale.
+      const analysis = yield* analyze()
+      assert.isDefined(currentEntries(root))
+      fs.writeFileSync(NodePath.join(root, ".env"), "KEY=1\n")
+      assert.strictEqual(ShellGate.judge(analysis, { ruleset }).decision, "deny")
+    })
+  )
+
   it.effect("a path spelt with // after the root is below the root, as the kernel reads it", () =>
     Effect.gen(function* () {
       const root = makeRoot()

@@ -143,3 +143,28 @@ const lstat = (path: string): fs.Stats | undefined => {
     return undefined
   }
 }
+
+/**
+ * The entries of a remembered root (name and kind, in the order the directory gave them),
+ * when its listing is still current by `checkRoot`'s checks; one lstat, no listing taken.
+ * `undefined` when the root is not remembered, not listed, or changed: only a fresh listing
+ * can tell then. A symlink's kind is `other`, as a directory entry reports it.
+ */
+export const currentEntries = (
+  root: string
+): ReadonlyMap<string, "file" | "directory" | "other"> | undefined => {
+  const entry = known.get(root)
+  const listing = entry?.listing
+  if (entry === undefined || listing === undefined) return undefined
+  const found = lstat(root)
+  if (
+    found === undefined ||
+    !found.isDirectory() ||
+    found.dev !== entry.dev ||
+    found.ino !== entry.ino ||
+    found.mtimeMs !== listing.mtimeMs ||
+    found.ctimeMs !== listing.ctimeMs
+  )
+    return undefined
+  return listing.kinds
+}
