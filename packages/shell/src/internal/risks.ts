@@ -140,6 +140,10 @@ export const check = (key: string, words: ReadonlyArray<Word>, sink: Sink): void
     python(name, args, sink)
     return
   }
+  if (PIP.test(key)) {
+    pip(name, args, sink)
+    return
+  }
   if (AWKS.has(key)) {
     awk(name, words, sink)
     return
@@ -188,7 +192,7 @@ export const check = (key: string, words: ReadonlyArray<Word>, sink: Sink): void
       return
     case "go":
       // `go env -w GOFLAGS=-toolexec=…`, `CC=…`: every later go command runs what it names.
-      if (args[0] === "env" && args.some((a) => a === "-w" || a === "-u"))
+      if (args.includes("env") && args.some((a) => /^--?[wu]$/.test(a)))
         opaque(
           sink,
           `${name} env -w sets the configuration of every later go command, which can name programs to run`
@@ -207,10 +211,16 @@ export const check = (key: string, words: ReadonlyArray<Word>, sink: Sink): void
     case "make":
     case "gmake":
       for (const a of args) {
-        if (a === "--eval" || a.startsWith("--eval=") || a === "-E")
+        // --eval by any prefix make accepts (`--ev=…`).
+        if (/^--ev(a(l)?)?(=|$)/.test(a) || /^-[a-zA-Z]*E/.test(a))
           opaque(sink, `${name} --eval evaluates make code, which can run programs`)
         if (/^(SHELL|\.SHELLFLAGS|MAKESHELL|MAKEFLAGS)=/.test(a))
           opaque(sink, `${name} ${a.split("=")[0]}= changes the shell its recipes run in`)
+        // A variable set on the command line is expanded as make code: `x:=$(shell rm …)`
+        // runs at once, `x!=rm …` is a shell assignment.
+        const assignment = /^[^-=\s][^=\s]*?\s*(::?=|:::=|\?=|\+=|!=|=)/.exec(a)
+        if (assignment !== null && (assignment[1] === "!=" || /\$[({]|`/.test(a)))
+          opaque(sink, `${name} ${a.slice(0, 40)}: a variable whose value make expands as code (\$(shell …))`)
       }
       return
     case "cargo":
@@ -414,24 +424,20 @@ export const check = (key: string, words: ReadonlyArray<Word>, sink: Sink): void
     case "rtx": {
       // Trusting a folder's .envrc (.mise.toml) makes the person's own shell run it on entering
       // the folder, outside any sandbox; `direnv exec` runs it now.
-      const sub = args.find((a) => !a.startsWith("-"))
-      if (sub !== undefined && (key === "direnv" ? !DIRENV_LOOKS.has(sub) : sub === "trust"))
+      const sub = key === "direnv" ? args.find((a) => !a.startsWith("-")) : args.find((a) => a === "trust")
+      if (sub !== undefined && (key === "direnv" ? !DIRENV_LOOKS.has(sub) : true))
         opaque(sink, `${name} ${sub} trusts or runs code the shell runs on entering the folder`)
       return
     }
     case "gh":
       // An alias (`!` runs a shell) or an extension is code a later `gh` command runs.
+      // So is a configured editor, pager or browser (`gh config set pager "rm …"`).
       if (
         (args[0] === "alias" && (args[1] === "set" || args[1] === "import")) ||
-        ((args[0] === "extension" || args[0] === "ext") && (args[1] === "install" || args[1] === "upgrade"))
+        (/^ext(ension)?s?$/.test(args[0] ?? "") && (args[1] === "install" || args[1] === "upgrade")) ||
+        (args[0] === "config" && args[1] === "set")
       )
         opaque(sink, `${name} ${args[0]} ${args[1]} defines code a later gh command runs`)
-      return
-    case "pip":
-    case "pip3":
-      // pip's configuration names where every later install comes from.
-      if (args[0] === "config" && (args[1] === "set" || args[1] === "edit" || args[1] === "unset"))
-        opaque(sink, `${name} config ${args[1]} changes where later installs come from`)
       return
     case "add-type":
       sink.note("executes", "Add-Type compiles and loads code")
@@ -504,10 +510,23 @@ const isPrefix = (value: string, full: string, minimum: number): boolean => {
   return v.length >= minimum && full.startsWith(v)
 }
 
+// pip's configuration names where every later install comes from (options may come first or
+// between the words: `pip -v config --user set …`).
+const pip = (name: string, args: ReadonlyArray<string>, sink: Sink): void => {
+  const at = args.indexOf("config")
+  const action =
+    at === -1 ? undefined : args.slice(at + 1).find((a) => a === "set" || a === "edit" || a === "unset")
+  if (action !== undefined) opaque(sink, `${name} config ${action} changes where later installs come from`)
+}
+const PIP = /^pip(\d+(\.\d+)*)?$/
+
 const python = (name: string, args: ReadonlyArray<string>, sink: Sink): void => {
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!
-    if (a === "-m") return
+    if (a === "-m") {
+      if (args[i + 1] === "pip") pip(`${name} -m pip`, args.slice(i + 2), sink)
+      return
+    }
     if (/^-[a-zA-Z]*c/.test(a) && !a.startsWith("--")) {
       opaque(sink, `${name} -c runs code given on the command line`)
       return
@@ -798,10 +817,11 @@ const sed = (name: string, words: ReadonlyArray<Word>, sink: Sink): void => {
     } else if (/^-[a-zA-Z]*e./.test(a) && !a.startsWith("--")) {
       explicit = true
       push(i, a.slice(a.indexOf("e") + 1))
-    } else if (a === "-f" || a === "--file" || a.startsWith("--file=")) {
+    } else if (a === "--file" || a.startsWith("--file=") || /^-[a-zA-Z]*f/.test(a)) {
+      // `-f FILE`, `-nf FILE`, `-nfFILE`: a script file.
       explicit = true
       opaque(sink, `${name} -f runs a script file whose e and w commands are not checked`)
-      i++
+      if (a === "--file" || /^-[a-zA-Z]*f$/.test(a)) i++
     } else if (a === "-l" || a === "--line-length") {
       i++
     } else if (!a.startsWith("-") && !explicit) {

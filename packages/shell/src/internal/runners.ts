@@ -382,7 +382,9 @@ const runPackage = (words: ReadonlyArray<Word>, start: number, via: string, ops:
     ops.note("unmodelled", `${via} runs \`${rest[0]!.raw}\`, a program only known at run time`)
     return
   }
-  ops.child(rest, via)
+  // `http-server@14` runs the program `http-server`: the version is not part of its name.
+  const versioned = /^(@?[^@]+)@[^@/]*$/.exec(rest[0]!.value)
+  ops.child(versioned === null ? rest : [staticWord(versioned[1]!), ...rest.slice(1)], via)
 }
 
 // `pnpm create vite app` (`yarn create`, `bun create`, `npm create`, `npm init vite`) runs the
@@ -1515,10 +1517,10 @@ const SQLITE_PRINTS: ReadonlySet<string> = new Set([
   "limit",
   "timeout"
 ])
-// SQL that reaches files: the CLI's readfile/writefile/edit, extensions, other databases
+// SQL that reaches files: the CLI's readfile/writefile/edit/fsdir/zipfile, extensions, other databases
 // (`ATTACH 'x' AS y` opens or creates any file, `VACUUM INTO 'x'` writes one).
 const SQL_TOUCHES_FILES =
-  /load_extension|\b(readfile|writefile|edit|fts3_tokenizer)\s*\(|\battach\b|\bvacuum\b[\s\S]*\binto\b/i
+  /load_extension|\b(readfile|writefile|edit|fts3_tokenizer|fsdir|zipfile|sqlar_uncompress)\s*\(|\battach\b|\bvacuum\b[\s\S]*\binto\b/i
 
 // Ex commands that only move, write or quit: anything else may reach a shell.
 const PLAIN_EX =
