@@ -289,7 +289,7 @@ const node = (words: ReadonlyArray<Word>, sink: Sink): void => {
     }
   }
   for (const name of names) {
-    if (directory || name.value.includes("${"))
+    if (directory || /\$\{/.test(name.value))
       sink.note(
         "unmodelled",
         `node writes \`${name.raw}\` under a directory or with a name known at run time`
