@@ -218,9 +218,9 @@ export const check = (key: string, words: ReadonlyArray<Word>, sink: Sink): void
           opaque(sink, `${name} ${a.split("=")[0]}= changes the shell its recipes run in`)
         // A variable set on the command line is expanded as make code: `x:=$(shell rm …)`
         // runs at once, `x!=rm …` is a shell assignment.
-        const assignment = /^[^-=\s][^=\s]*?\s*(::?=|:::=|\?=|\+=|!=|=)/.exec(a)
+        const assignment = /^[^-=\s][^=\s]*?\s*(::?=|\?=|\+=|!=|=)/.exec(a)
         if (assignment !== null && (assignment[1] === "!=" || /\$[({]|`/.test(a)))
-          opaque(sink, `${name} ${a.slice(0, 40)}: a variable whose value make expands as code (\$(shell …))`)
+          opaque(sink, `${name} ${a.slice(0, 40)}: a variable whose value make expands as code ($(shell …))`)
       }
       return
     case "cargo":
