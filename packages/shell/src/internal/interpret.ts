@@ -788,10 +788,12 @@ const interpretWords = (
         if (namesFile(env, value, place)) touch(env, command, value, "read", "argument", place)
     }
     // An option it did not know, or a cluster (`make -pf.env`, `--fi=.env`): what may be glued.
-    const kept = new Set(form.words)
-    for (const word of words)
-      if (!kept.has(word) && word.isStatic && word.value.startsWith("-"))
-        for (const place of places) gluedReads(env, command, word, place)
+    if (form.moved) {
+      const kept = new Set(form.words)
+      for (const word of words)
+        if (!kept.has(word) && word.isStatic && word.value.startsWith("-"))
+          for (const place of places) gluedReads(env, command, word, place)
+    }
     if (form.moved) command.canonical = form.words.map((w) => w.value)
     args = form.words
   } else if (key === "tar" || key === "gtar" || key === "bsdtar") {
