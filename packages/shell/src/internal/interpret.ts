@@ -793,8 +793,8 @@ const interpretWords = (
       for (const word of words)
         if (!kept.has(word) && word.isStatic && word.value.startsWith("-"))
           for (const place of places) gluedReads(env, command, word, place)
+      command.canonical = form.words.map((w) => w.value)
     }
-    if (form.moved) command.canonical = form.words.map((w) => w.value)
     args = form.words
   } else if (key === "tar" || key === "gtar" || key === "bsdtar") {
     // `tar -C dir` (`-Cdir`, `--dir=dir`): the names after it are read or written there.
