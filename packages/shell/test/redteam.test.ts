@@ -2538,6 +2538,8 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "mise -C . trust", block: DENY_RM, expect: "ask" },
     { command: "gh extensions install a/b", block: DENY_RM, expect: "ask" },
     { command: "gh config set pager 'rm notes.txt'", block: DENY_RM, expect: "ask" },
+    // A yarn plugin is code every later yarn command loads.
+    { command: "yarn plugin import ./x.js", block: USER_PNPM, expect: "ask" },
     // setpriv's valued options: the command after them is found and judged.
     { command: "setpriv --reuid 0 rm -rf src", block: DENY_RM, expect: "deny" },
     // Ordinary.

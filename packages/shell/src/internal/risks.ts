@@ -410,6 +410,11 @@ export const check = (key: string, words: ReadonlyArray<Word>, sink: Sink): void
       if (!args.some((a) => a === "-h" || a === "--help" || a === "-V" || a === "--version"))
         opaque(sink, `${name} attaches a file system: paths under it lead to other files`)
       return
+    case "yarn":
+      // A plugin is code every later yarn command loads (`.yarnrc.yml` names it).
+      if (args[0] === "plugin" && args[1] === "import")
+        opaque(sink, `${name} plugin import installs code every later yarn command runs`)
+      return
     case "systemctl":
     case "launchctl": {
       // A service started, enabled, loaded or edited runs later, outside any sandbox: only
