@@ -1350,11 +1350,18 @@ export const gluedReads = (env: Env, command: MutableCommand, word: Word, scope:
     if (last !== value && last !== "") read(last)
     if (last.startsWith("@") && last.length > 1) read(last.slice(1))
   } else if (!text.startsWith("--")) {
-    for (let at = 2; at < text.length; at++) if (!FLAG_CLUSTER.test(text.slice(at))) read(text.slice(at))
+    // The value starts after a letter of the cluster (`-e=FILE` too, as minimist reads it).
+    for (let at = 2; at < text.length && FLAG_LETTER.test(text[at - 1]!); at++) {
+      const rest = text.slice(at)
+      if (FLAG_CLUSTER.test(rest)) continue
+      read(rest)
+      if (rest.startsWith("=") && rest.length > 1) read(rest.slice(1))
+    }
   }
 }
 
 const FLAG_CLUSTER = /^[A-Za-z0-9]+$/
+const FLAG_LETTER = /^[A-Za-z0-9]$/
 
 /**
  * Whether a static word may name something that exists where the command runs (where that is
