@@ -1350,13 +1350,9 @@ export const gluedReads = (env: Env, command: MutableCommand, word: Word, scope:
     if (last !== value && last !== "") read(last)
     if (last.startsWith("@") && last.length > 1) read(last.slice(1))
   } else if (!text.startsWith("--")) {
-    // The value starts after a letter of the cluster (`-e=FILE` too, as minimist reads it).
-    for (let at = 2; at < text.length && FLAG_LETTER.test(text[at - 1]!); at++) {
-      const rest = text.slice(at)
-      if (FLAG_CLUSTER.test(rest)) continue
-      read(rest)
-      if (rest.startsWith("=") && rest.length > 1) read(rest.slice(1))
-    }
+    // A glued value starts right after a letter of the cluster.
+    for (let at = 2; at < text.length && FLAG_LETTER.test(text[at - 1]!); at++)
+      if (!FLAG_CLUSTER.test(text.slice(at))) read(text.slice(at))
   }
 }
 
