@@ -2542,7 +2542,23 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "yarn plugin import ./x.js", block: USER_PNPM, expect: "ask" },
     // setpriv's valued options: the command after them is found and judged.
     { command: "setpriv --reuid 0 rm -rf src", block: DENY_RM, expect: "deny" },
+    // Build and pack tools: a target directory is written (`cargo clean` deletes it), a
+    // package takes every file of the project, yq edits in place, a worktree is checked out.
+    { command: "cargo clean --target-dir .git", block: EDIT_GIT, expect: "deny" },
+    { command: "cargo build --target-dir=.git/hooks", block: EDIT_GIT, expect: "deny" },
+    { command: "npm pack", block: OPEN_READS, expect: "deny" },
+    { command: "pnpm publish", block: OPEN_READS, expect: "deny" },
+    { command: `yq -y -i '"x"' .git/description`, block: EDIT_GIT, expect: "deny" },
+    { command: "git worktree add .git/x", block: EDIT_GIT, expect: "deny" },
+    // Lists of files read unseen; python's modules that write what their operands name.
+    { command: "printf '.env\\0' | sort --files0-from=-", block: OPEN_READS, expect: "ask" },
+    { command: "python3 -m zipfile -c o.zip .", block: OPEN_READS, expect: "ask" },
+    { command: "python3 -m json.tool notes.txt .git/config", block: EDIT_GIT, expect: "deny" },
     // Ordinary.
+    { command: "cargo build --release", block: EDIT_GIT, expect: "allow" },
+    { command: "npm test", block: OPEN_READS, expect: "allow" },
+    { command: "git worktree list", block: EDIT_GIT, expect: "allow" },
+    { command: "sort notes.txt", block: OPEN_READS, expect: "allow" },
     { command: "make CC=gcc -j4 all", block: DENY_RM, expect: "allow" },
     { command: "gcc -O2 -o app m.c", block: EDIT_GIT, expect: "allow" },
     { command: "cmake -S . -B build", block: EDIT_GIT, expect: "allow" },

@@ -742,6 +742,8 @@ export const argumentPaths = (
   const writesAll =
     Programs.WRITES_ALL.has(key) ||
     (key === "sed" && sedInPlace(words)) ||
+    // yq, tomlq and xq edit their files in place with -i (`-yi`, `--in-place`).
+    (YQ.has(key) && words.some((w) => w.value === "--in-place" || /^-[a-zA-Z]*i/.test(w.value))) ||
     ((key === "perl" || key === "ruby") && words.some((w) => /^-[a-zA-Z]*i/.test(w.value)))
   for (let i = start; i < words.length; i++) {
     const word = words[i]!
@@ -865,6 +867,24 @@ export const argumentPaths = (
   // (whose scripts a later `npm run x` runs), here or the nearest one above.
   if ((key === "npm" || key === "pnpm" || key === "yarn" || key === "bun") && editsManifest(operands))
     touch(env, command, staticWord("package.json"), "write", "argument", scope)
+  // `npm pack`, `npm publish`: the package takes every file its ignore lists leave (.env too).
+  if (
+    Programs.packsProject(
+      key,
+      words.map((w) => w.value)
+    )
+  )
+    touch(env, command, staticWord("."), "read", "argument", scope)
+  if (key === "git" && words[start]?.value === "worktree" && words[start + 1]?.value === "add") {
+    // `git worktree add [-b NAME] PATH [COMMIT]` checks the tree out at PATH.
+    for (let i = start + 2; i < words.length; i++) {
+      if (/^(-b|-B|--reason|--orphan)$/.test(words[i]!.value)) i++
+      else if (!words[i]!.value.startsWith("-")) {
+        touch(env, command, words[i]!, "write", "argument", scope)
+        break
+      }
+    }
+  }
   if (key === "git" || key === "npm" || key === "pnpm" || key === "yarn" || key === "cargo" || key === "go") {
     // Subcommand words are not files.
     operands.shift()
@@ -1037,6 +1057,8 @@ const itemNames = (
       }
     }
 }
+
+const YQ: ReadonlySet<string> = new Set(["yq", "tomlq", "xq"])
 
 // Cmdlets that move their -Path (mv is in copyPaths): it is read too, its content moving
 // to a name no rule may protect.

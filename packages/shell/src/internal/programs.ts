@@ -1567,6 +1567,8 @@ export const WRITE_OPTIONS: ReadonlyMap<string, ReadonlyArray<string>> = new Map
   ["ln", ["-t", "--target-directory"]],
   ["install", ["-t", "--target-directory"]],
   ["cmake", ["-B"]],
+  // cargo builds into (and `cargo clean` deletes) its target directory.
+  ["cargo", ["--target-dir"]],
   ["gcc", ["-o"]],
   ["cc", ["-o"]],
   ["clang", ["-o"]],
@@ -1706,7 +1708,7 @@ export const readsDirectoryContents = (
   argv: ReadonlyArray<string>
 ): "all" | "visible" | undefined => {
   if (GREP_PROGRAMS.has(key)) return parseGrepArgv(argv).recursive ? "all" : undefined
-  if (servesFiles(key, argv)) return "all"
+  if (servesFiles(key, argv) || packsProject(key, argv)) return "all"
   if (key === "git") {
     const sub = gitSubcommand(argv)
     return sub === "grep" || sub === "add" || sub === "stage" || gitPrintsContents(argv) ? "all" : undefined
@@ -1750,6 +1752,13 @@ export const servesFiles = (key: string, argv: ReadonlyArray<string>): boolean =
   if (key === "caddy") return argv[1] === "file-server"
   return FILE_SERVERS.has(key)
 }
+/** Whether `argv` packs the project into a package (`npm pack`, `pnpm publish`). */
+export const packsProject = (key: string, argv: ReadonlyArray<string>): boolean => {
+  if (key !== "npm" && key !== "pnpm" && key !== "yarn" && key !== "bun") return false
+  const sub = argv.slice(1).find((word) => !word.startsWith("-"))
+  return sub === "pack" || sub === "publish" || (sub === "npm" && argv.includes("publish"))
+}
+
 /** Whether `key` names a program {@link servesFiles} may find serving files. */
 export const mayServeFiles = (key: string): boolean =>
   FILE_SERVERS.has(key) || key === "php" || key === "caddy" || isPython(key)

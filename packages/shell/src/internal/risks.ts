@@ -410,6 +410,12 @@ export const check = (key: string, words: ReadonlyArray<Word>, sink: Sink): void
       if (!args.some((a) => a === "-h" || a === "--help" || a === "-V" || a === "--version"))
         opaque(sink, `${name} attaches a file system: paths under it lead to other files`)
       return
+    case "sort":
+    case "du":
+      // The files a list names (`--files0-from=-`: from the input) are read unseen.
+      if (args.some((a) => a.startsWith("--files0")))
+        opaque(sink, `${name} --files0-from reads the files a list names, which are not judged`)
+      return
     case "yarn":
       // A plugin is code every later yarn command loads (`.yarnrc.yml` names it).
       if (args[0] === "plugin" && args[1] === "import")
@@ -523,6 +529,21 @@ const pip = (name: string, args: ReadonlyArray<string>, sink: Sink): void => {
     at === -1 ? undefined : args.slice(at + 1).find((a) => a === "set" || a === "edit" || a === "unset")
   if (action !== undefined) opaque(sink, `${name} config ${action} changes where later installs come from`)
 }
+const PYTHON_WRITERS: ReadonlySet<string> = new Set([
+  "zipfile",
+  "tarfile",
+  "venv",
+  "virtualenv",
+  "cProfile",
+  "profile",
+  "zipapp",
+  "compileall",
+  "py_compile",
+  "ensurepip",
+  "shutil",
+  "gzip",
+  "trace"
+])
 const PIP = /^pip(\d+(\.\d+)*)?$/
 
 const python = (name: string, args: ReadonlyArray<string>, sink: Sink): void => {
@@ -530,6 +551,16 @@ const python = (name: string, args: ReadonlyArray<string>, sink: Sink): void => 
     const a = args[i]!
     if (a === "-m") {
       if (args[i + 1] === "pip") pip(`${name} -m pip`, args.slice(i + 2), sink)
+      // Standard modules that write what their operands name (an archive, a venv, a profile).
+      if (PYTHON_WRITERS.has(args[i + 1] ?? ""))
+        unseenWrites(sink, `${name} -m ${args[i + 1]} writes files its operands name`)
+      if (args[i + 1] === "json.tool") {
+        // `json.tool [IN [OUT]]` writes OUT.
+        const operands = args
+          .slice(i + 2)
+          .filter((a, k, all) => !a.startsWith("-") && all[k - 1] !== "--indent")
+        if (operands[1] !== undefined) sink.path(operands[1], "write")
+      }
       return
     }
     if (/^-[a-zA-Z]*c/.test(a) && !a.startsWith("--")) {
