@@ -169,7 +169,7 @@ for (const [agent, shape] of Object.entries(agents) as Array<
         [shape.shell("ls -la src"), "allow", undefined],
         [shape.shell("git status"), "allow", undefined],
         [shape.shell("rm -rf build"), "deny", /rm \*/],
-        [shape.shell("npm publish"), asked, /asked by bash \\?"\*\\?"/],
+        [shape.shell("npm view zod version"), asked, /asked by bash \\?"\*\\?"/],
         // A command the gate cannot model asks even where a rule would allow it.
         [shape.shell('ls $(printf "%s" "$X")'), asked, /not fully understood/],
         [shape.write(NodePath.join(project, ".git", "hooks", "pre-commit")), "deny", /\.git\/\*/],
