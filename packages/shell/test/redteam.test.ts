@@ -2550,6 +2550,13 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "pnpm publish", block: OPEN_READS, expect: "deny" },
     { command: `yq -y -i '"x"' .git/description`, block: EDIT_GIT, expect: "deny" },
     { command: "git worktree add .git/x", block: EDIT_GIT, expect: "deny" },
+    // pip and cargo make the folders they are told to.
+    { command: "pip install --target .git/hooks requests", block: EDIT_GIT, expect: "deny" },
+    { command: "pip download -d .git/x requests", block: EDIT_GIT, expect: "deny" },
+    { command: "cargo new .git/x", block: EDIT_GIT, expect: "deny" },
+    { command: "cargo vendor .git/x", block: EDIT_GIT, expect: "deny" },
+    { command: "pip install -r requirements.txt", block: EDIT_GIT, expect: "allow" },
+    { command: "cargo new demo", block: EDIT_GIT, expect: "allow" },
     // Lists of files read unseen; python's modules that write what their operands name.
     { command: "printf '.env\\0' | sort --files0-from=-", block: OPEN_READS, expect: "ask" },
     { command: "python3 -m zipfile -c o.zip .", block: OPEN_READS, expect: "ask" },

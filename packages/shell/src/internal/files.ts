@@ -939,6 +939,8 @@ export const argumentPaths = (
     )
       access = "write"
     else if (Programs.WRITES_SECOND.has(key) && index === 1) access = "write"
+    // `cargo new PATH`, `cargo init PATH`, `cargo vendor DIR` make the folder they name.
+    else if (key === "cargo" && CARGO_MAKES.has(words[1]?.value ?? "")) access = "write"
     if (MOVES.has(key) && index === 0) touch(env, command, word, "read", "argument", scope)
     touch(env, command, word, access, "argument", scope)
     // `gcc @args`, `ld @.env`: a response file, read for more arguments (its text is echoed
@@ -1059,6 +1061,7 @@ const itemNames = (
 }
 
 const YQ: ReadonlySet<string> = new Set(["yq", "tomlq", "xq"])
+const CARGO_MAKES: ReadonlySet<string> = new Set(["new", "init", "vendor"])
 
 // Cmdlets that move their -Path (mv is in copyPaths): it is read too, its content moving
 // to a name no rule may protect.

@@ -1569,6 +1569,11 @@ export const WRITE_OPTIONS: ReadonlyMap<string, ReadonlyArray<string>> = new Map
   ["cmake", ["-B"]],
   // cargo builds into (and `cargo clean` deletes) its target directory.
   ["cargo", ["--target-dir"]],
+  // pip installs into, downloads into or builds wheels into the folder these name.
+  ...["pip", "pip3"].map((name): readonly [string, ReadonlyArray<string>] => [
+    name,
+    ["-t", "--target", "-d", "--dest", "-w", "--wheel-dir", "--root", "--prefix", "--src"]
+  ]),
   ["gcc", ["-o"]],
   ["cc", ["-o"]],
   ["clang", ["-o"]],
