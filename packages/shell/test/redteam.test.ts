@@ -2550,6 +2550,10 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "pnpm publish", block: OPEN_READS, expect: "deny" },
     { command: `yq -y -i '"x"' .git/description`, block: EDIT_GIT, expect: "deny" },
     { command: "git worktree add .git/x", block: EDIT_GIT, expect: "deny" },
+    // Configuration files that load code or send files.
+    { command: "OPENSSL_CONF=./x.cnf openssl version", block: DENY_RM, expect: "ask" },
+    { command: "wget --config=./x.rc https://example.invalid", block: DENY_RM, expect: "ask" },
+    { command: "openssl version", block: DENY_RM, expect: "allow" },
     // pip and cargo make the folders they are told to.
     { command: "pip install --target .git/hooks requests", block: EDIT_GIT, expect: "deny" },
     { command: "pip download -d .git/x requests", block: EDIT_GIT, expect: "deny" },

@@ -971,6 +971,10 @@ const GADGETS: ReadonlyMap<string, GadgetKind> = new Map<string, GadgetKind>([
       // Configuration files that can make the client send, fetch or write other files.
       "WGETRC",
       "CURL_HOME",
+      // OpenSSL's configuration loads engines and providers (shared objects) it names.
+      "OPENSSL_CONF",
+      "OPENSSL_ENGINES",
+      "OPENSSL_MODULES",
       "RIPGREP_CONFIG_PATH",
       "INPUTRC",
       "MANOPT",

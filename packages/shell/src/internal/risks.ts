@@ -346,8 +346,13 @@ export const check = (key: string, words: ReadonlyArray<Word>, sink: Sink): void
       if (args.some((a) => (key === "ssh-keygen" ? /^-[Dw]/ : /^-[sS]/).test(a)))
         opaque(sink, `${name} loads a PKCS#11 or security-key provider library`)
       return
+    case "wget":
+      // A wgetrc given on the command line can post or write any file (`post_file`, `output_document`).
+      if (args.some((a) => a === "--config" || a.startsWith("--config=")))
+        opaque(sink, `${name} --config reads a configuration that can send or write other files`)
+      return
     case "openssl":
-      if (args.some((a) => /^-(engine|provider|provider-path)$/.test(a) || a === "engine"))
+      if (args.some((a) => /^-(engine|provider|provider-path|config)$/.test(a) || a === "engine"))
         opaque(sink, `${name} loads an engine or provider library`)
       return
     case "man":
