@@ -865,10 +865,12 @@ export const argumentPaths = (
   if (patternOptions !== undefined && !patternGiven) operands.shift()
   // `npm pkg set scripts.x=…`, `npm set-script x …`: the package manager edits the manifest
   // (whose scripts a later `npm run x` runs), here or the nearest one above.
-  if ((key === "npm" || key === "pnpm" || key === "yarn" || key === "bun") && editsManifest(operands))
+  const manager = key === "npm" || key === "pnpm" || key === "yarn" || key === "bun"
+  if (manager && editsManifest(operands))
     touch(env, command, staticWord("package.json"), "write", "argument", scope)
   // `npm pack`, `npm publish`: the package takes every file its ignore lists leave (.env too).
   if (
+    manager &&
     Programs.packsProject(
       key,
       words.map((w) => w.value)

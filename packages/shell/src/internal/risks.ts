@@ -441,7 +441,7 @@ export const check = (key: string, words: ReadonlyArray<Word>, sink: Sink): void
       // Trusting a folder's .envrc (.mise.toml) makes the person's own shell run it on entering
       // the folder, outside any sandbox; `direnv exec` runs it now.
       const sub = key === "direnv" ? args.find((a) => !a.startsWith("-")) : args.find((a) => a === "trust")
-      if (sub !== undefined && (key === "direnv" ? !DIRENV_LOOKS.has(sub) : true))
+      if (sub !== undefined && (key !== "direnv" || !DIRENV_LOOKS.has(sub)))
         opaque(sink, `${name} ${sub} trusts or runs code the shell runs on entering the folder`)
       return
     }
