@@ -948,12 +948,7 @@ export const argumentPaths = (
     // `gcc @args`, `ld @.env`: a response file, read for more arguments (its text is echoed
     // in the errors about them). curl's `@` is modelled with its options (`--data-raw @x` is text).
     if (word.value.startsWith("@") && word.value.length > 1 && key !== "curl") {
-      const file = {
-        ...word,
-        value: word.value.slice(1),
-        raw: word.value.slice(1),
-        path: word.value.slice(1)
-      }
+      const file = rest(word, 1)
       if (namesFile(env, file, scope)) touch(env, command, file, "read", "argument", scope)
     }
   })

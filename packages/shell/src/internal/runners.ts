@@ -1127,34 +1127,20 @@ const gitRepository = (args: ReadonlyArray<Word>, ops: Ops): void => {
   const sub = args[1]?.value
   if (sub !== "init" && sub !== "clone") return
   const values = new Map<string, Word>()
-  const operands: Array<Word> = []
   let bare = false
-  for (let i = 2; i < args.length; i++) {
-    const word = args[i]!
-    const text = word.value
-    if (!word.isStatic && word.raw.startsWith("-")) {
-      ops.note("unmodelled", `git ${sub} \`${word.raw}\`: an option only known at run time`)
-      continue
-    }
-    if (text === "--") {
-      operands.push(...args.slice(i + 1))
-      break
-    }
-    if (!text.startsWith("-") || text === "-") operands.push(word)
-    else if (text === "--bare" || text === "--mirror") bare = true
+  const operands = gitOperands(args, sub, ops, (text, at) => {
+    if (text === "--bare" || text === "--mirror") bare = true
     else if (GIT_INIT_VALUED.has(text)) {
-      const value = args[++i]
+      const value = args[at + 1]
       if (value !== undefined) values.set(text, value)
+      return 1
     } else if (/^--[^=]+=/.test(text)) {
       const eq = text.indexOf("=")
-      values.set(text.slice(0, eq), {
-        ...word,
-        value: text.slice(eq + 1),
-        raw: text.slice(eq + 1),
-        path: text.slice(eq + 1)
-      })
+      const value = text.slice(eq + 1)
+      values.set(text.slice(0, eq), { ...args[at]!, value, raw: value, path: value })
     }
-  }
+    return 0
+  })
   const separate = values.get("--separate-git-dir")
   if (separate !== undefined) ops.touch(separate, "write")
   if (sub === "clone") {
@@ -1174,19 +1160,16 @@ const gitRepository = (args: ReadonlyArray<Word>, ops: Ops): void => {
   ops.touch({ ...staticWord(path), glob: directory.glob }, "write")
 }
 
-// Options of merge-file and interpret-trailers whose value is the next word.
-const GIT_OPERAND_VALUED = /^(-L|--trailer|--where|--if-exists|--if-missing|--diff-algorithm|--marker-size)$/
-
-/**
- * `git merge-file CURRENT BASE OTHER` writes the merge into CURRENT (unless it prints it);
- * `git interpret-trailers --in-place FILE…` rewrites each FILE.
- */
-const gitWrittenOperands = (args: ReadonlyArray<Word>, ops: Ops): void => {
-  const sub = args[1]?.value
-  if (sub !== "merge-file" && sub !== "interpret-trailers") return
+// The operands of `git SUB …` (from args[2] on, all of them after `--`); each option is given to
+// `option` with its index, which returns how many words after it are its value. An option only
+// known at run time is noted.
+const gitOperands = (
+  args: ReadonlyArray<Word>,
+  sub: string,
+  ops: Ops,
+  option: (text: string, at: number) => number
+): Array<Word> => {
   const operands: Array<Word> = []
-  let inPlace = false
-  let prints = false
   for (let i = 2; i < args.length; i++) {
     const word = args[i]!
     const text = word.value
@@ -1199,15 +1182,34 @@ const gitWrittenOperands = (args: ReadonlyArray<Word>, ops: Ops): void => {
       break
     }
     if (!text.startsWith("-") || text === "-") operands.push(word)
-    else if (GIT_OPERAND_VALUED.test(text)) i++
-    else if (text.length >= 4 && "--in-place".startsWith(text)) inPlace = true
+    else i += option(text, i)
+  }
+  return operands
+}
+
+// Options of merge-file and interpret-trailers whose value is the next word.
+const GIT_OPERAND_VALUED = /^(-L|--trailer|--where|--if-exists|--if-missing|--diff-algorithm|--marker-size)$/
+
+/**
+ * `git merge-file CURRENT BASE OTHER` writes the merge into CURRENT (unless it prints it);
+ * `git interpret-trailers --in-place FILE…` rewrites each FILE.
+ */
+const gitWrittenOperands = (args: ReadonlyArray<Word>, ops: Ops): void => {
+  const sub = args[1]?.value
+  if (sub !== "merge-file" && sub !== "interpret-trailers") return
+  let inPlace = false
+  let prints = false
+  const operands = gitOperands(args, sub, ops, (text) => {
+    if (GIT_OPERAND_VALUED.test(text)) return 1
+    if (text.length >= 4 && "--in-place".startsWith(text)) inPlace = true
     else if (
       text === "-p" ||
       (text.length >= 4 && "--stdout".startsWith(text)) ||
       text.startsWith("--object-id")
     )
       prints = true
-  }
+    return 0
+  })
   const written = sub === "merge-file" ? (prints ? [] : operands.slice(0, 1)) : inPlace ? operands : []
   for (const word of written) ops.touch(word, "write")
 }
