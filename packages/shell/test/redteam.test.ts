@@ -2553,10 +2553,14 @@ layer(ShellParser.layer)("red team", (it) => {
     // Configuration files that load code or send files.
     { command: "OPENSSL_CONF=./x.cnf openssl version", block: DENY_RM, expect: "ask" },
     { command: "wget --config=./x.rc https://example.invalid", block: DENY_RM, expect: "ask" },
+    { command: "wget --conf=./x.rc https://example.invalid", block: DENY_RM, expect: "ask" },
     { command: "openssl version", block: DENY_RM, expect: "allow" },
     // pip and cargo make the folders they are told to.
     { command: "pip install --target .git/hooks requests", block: EDIT_GIT, expect: "deny" },
     { command: "pip download -d .git/x requests", block: EDIT_GIT, expect: "deny" },
+    { command: "pip3.11 install -t .git/x requests", block: EDIT_GIT, expect: "deny" },
+    { command: "python3 -m pip install --target .git/x requests", block: EDIT_GIT, expect: "deny" },
+    { command: "python3 -m pip install -r requirements.txt", block: EDIT_GIT, expect: "allow" },
     { command: "cargo new .git/x", block: EDIT_GIT, expect: "deny" },
     { command: "cargo vendor .git/x", block: EDIT_GIT, expect: "deny" },
     { command: "pip install -r requirements.txt", block: EDIT_GIT, expect: "allow" },

@@ -633,6 +633,11 @@ export const argumentPaths = (
 ): void => {
   if (Programs.NO_PATH_ARGUMENTS.has(key)) return
   if (Programs.mayServeFiles(key)) servedDirectories(env, command, key, written, scope)
+  // `python -m pip …` is pip's command line.
+  if (Programs.isPython(key)) {
+    const at = written.findIndex((w, i) => w.value === "pip" && written[i - 1]?.value === "-m")
+    if (at !== -1) return argumentPaths(env, command, "pip", written.slice(at), scope, outer)
+  }
   let words = written
   const link = key === "new-item" && scope.dialect === "powershell" && createsLink(written)
   if (scope.dialect === "powershell" && Cmdlets.hasParameterTable(key)) {
@@ -696,7 +701,7 @@ export const argumentPaths = (
   for (const reason of archive.unmodelled) commandNote(command, "unmodelled", reason)
   for (const word of archive.writes) touch(env, command, word, "write", "argument", scope)
   const ps = scope.dialect === "powershell"
-  const writeOptions = Programs.WRITE_OPTIONS.get(key) ?? []
+  const writeOptions = Programs.WRITE_OPTIONS.get(Programs.isPip(key) ? "pip" : key) ?? []
   const patternOptions = Programs.PATTERN_FIRST.get(key)
   const search = Programs.SEARCH_OPTION_VALUES.get(key)
   const operands: Array<Word> = []

@@ -175,6 +175,9 @@ export const INTERPRETERS: ReadonlyMap<string, ReadonlyArray<string>> = new Map(
   ["emacs", ["--eval", "-l", "--load", "-f", "--funcall"]]
 ])
 
+/** pip under any of its versioned names (`pip`, `pip3`, `pip3.11`). */
+export const isPip = (key: string): boolean => key.startsWith("pip") && /^pip(\d+(\.\d+)*)?$/.test(key)
+
 export const isPython = (key: string): boolean =>
   key.startsWith("py") && /^(python|pypy)(\d+(\.\d+)*)?$/.test(key)
 
@@ -1573,11 +1576,8 @@ export const WRITE_OPTIONS: ReadonlyMap<string, ReadonlyArray<string>> = new Map
   ["cmake", ["-B"]],
   // cargo builds into (and `cargo clean` deletes) its target directory.
   ["cargo", ["--target-dir"]],
-  // pip installs into, downloads into or builds wheels into the folder these name.
-  ...["pip", "pip3"].map((name): readonly [string, ReadonlyArray<string>] => [
-    name,
-    ["-t", "--target", "-d", "--dest", "-w", "--wheel-dir", "--root", "--prefix", "--src"]
-  ]),
+  // pip (any of its names: see argumentPaths) installs, downloads or builds wheels into these.
+  ["pip", ["-t", "--target", "-d", "--dest", "-w", "--wheel-dir", "--root", "--prefix", "--src"]],
   ["gcc", ["-o"]],
   ["cc", ["-o"]],
   ["clang", ["-o"]],

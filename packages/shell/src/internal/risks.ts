@@ -6,7 +6,7 @@ import type { NoteKind } from "../ShellAnalysis.ts"
 import type { Dialect } from "../ShellParser.ts"
 import * as Getopt from "./getopt.ts"
 import type { Word } from "./model.ts"
-import { AWKS, INTERPRETERS, isPython } from "./programs.ts"
+import { AWKS, INTERPRETERS, isPip, isPython } from "./programs.ts"
 
 export interface Sink {
   readonly note: (kind: NoteKind, message: string) => void
@@ -140,7 +140,7 @@ export const check = (key: string, words: ReadonlyArray<Word>, sink: Sink): void
     python(name, args, sink)
     return
   }
-  if (PIP.test(key)) {
+  if (isPip(key)) {
     pip(name, args, sink)
     return
   }
@@ -348,7 +348,7 @@ export const check = (key: string, words: ReadonlyArray<Word>, sink: Sink): void
       return
     case "wget":
       // A wgetrc given on the command line can post or write any file (`post_file`, `output_document`).
-      if (args.some((a) => a === "--config" || a.startsWith("--config=")))
+      if (args.some((a) => /^--conf(ig?)?(=|$)/.test(a)))
         opaque(sink, `${name} --config reads a configuration that can send or write other files`)
       return
     case "openssl":
@@ -549,7 +549,6 @@ const PYTHON_WRITERS: ReadonlySet<string> = new Set([
   "gzip",
   "trace"
 ])
-const PIP = /^pip(\d+(\.\d+)*)?$/
 
 const python = (name: string, args: ReadonlyArray<string>, sink: Sink): void => {
   for (let i = 0; i < args.length; i++) {
