@@ -636,7 +636,10 @@ export const argumentPaths = (
   // `python -m pip …` is pip's command line.
   if (Programs.isPython(key)) {
     const at = written.findIndex((w, i) => w.value === "pip" && written[i - 1]?.value === "-m")
-    if (at !== -1) return argumentPaths(env, command, "pip", written.slice(at), scope, outer)
+    if (at !== -1) {
+      argumentPaths(env, command, "pip", written.slice(at), scope, outer)
+      return
+    }
   }
   let words = written
   const link = key === "new-item" && scope.dialect === "powershell" && createsLink(written)
