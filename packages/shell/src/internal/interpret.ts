@@ -372,9 +372,14 @@ const interpretRaw = (
   if (raw.repeated === true) command.repeated = true
   env.commands.push(command)
   if (words.problem) commandNote(command, "unmodelled", words.problem)
-  for (const assignment of raw.assignments) checkAssignment(env, command, assignment, raw.assignments, scope)
-  for (const assignment of raw.declared ?? [])
-    checkAssignment(env, command, assignment, raw.declared ?? [], scope)
+  // Before a program, an assignment is in its environment; alone, only if it was exported already.
+  const prefixed = words.words.length > 0
+  for (const assignment of raw.assignments)
+    checkAssignment(env, command, assignment, raw.assignments, scope, prefixed)
+  if (raw.declared !== undefined) {
+    const exported = words.words[0]?.value === "export" || words.words.some((w) => /^-[a-zA-Z]*x/.test(w.value))
+    for (const assignment of raw.declared) checkAssignment(env, command, assignment, raw.declared, scope, exported)
+  }
   for (const redirect of raw.redirects) commandRedirect(env, command, redirect, scope)
   // Input from the command line: a pipe, a here-document or here-string; a wrapped command
   // reads its wrapper's.
@@ -571,7 +576,9 @@ const checkAssignment = (
   command: MutableCommand,
   assignment: RawAssignment,
   all: ReadonlyArray<RawAssignment>,
-  scope: Scope
+  scope: Scope,
+  /** Whether the programs the command runs see it (`X=v cmd`, `export X=v`, not `X=v`). */
+  exported: boolean
 ): void => {
   // CDPATH changes where a relative `cd` lands: from here on, such a move is not followed.
   if (assignment.name === "CDPATH") env.seen.add("CDPATH")
@@ -582,7 +589,10 @@ const checkAssignment = (
     commandNote(command, "unmodelled", "sets GLOBIGNORE: later globs may match other files")
   }
   const kind = Programs.gadgetKind(assignment.name)
-  if (kind === undefined) return
+  if (kind === undefined) {
+    valuePaths(env, command, assignment, scope, exported)
+    return
+  }
   const name = assignment.name
   const value = assignment.value
   if (kind === "file") {
@@ -904,6 +914,51 @@ class CommandOps implements Runners.Ops {
   }
 }
 
+// Variables whose values are never files or folders a program opens (`TZ=Europe/Paris`).
+const NOT_PATHS =
+  /^(TZ|LANG|LANGUAGE|LC_[A-Z]+|TERM|COLORTERM|COLUMNS|LINES|NODE_ENV|RAILS_ENV|RACK_ENV|APP_ENV|FLASK_ENV|MIX_ENV|DEBUG|CI|FORCE_COLOR|NO_COLOR|PORT|HOST|LOG_LEVEL|RUST_LOG|RUST_BACKTRACE|GOOS|GOARCH|CGO_ENABLED|GO111MODULE|PYTHONUNBUFFERED|PYTHONDONTWRITEBYTECODE|PYTHONHASHSEED|PYTHONWARNINGS|NODE_NO_WARNINGS|VERSION|TAG)$/
+// Names that say their variable holds a path (`OUT_DIR`, `GOMODCACHE`, `PIP_CACHE_DIR`).
+const PATH_LIKE_NAME = /DIR|PATH|HOME|CACHE|FILE|ROOT|PREFIX|DEST|OUT|TMP|TEMP|CONF|RC$|LOG|LOCATION|FOLDER/i
+
+// A program may open what any variable it is given names: `GOMODCACHE=/x go clean -modcache`
+// deletes /x, `PIP_CACHE_DIR=.git pip install` and `CARGO_TARGET_DIR=.git cargo clean` write
+// there, `CONFIG=.env node app.js` reads .env. Which variables a program reads is not known
+// here, so a value that names a path (absolute, from `~`, starting with `.`, with a slash, or
+// an entry that exists where the command runs; each part of a `:` list) is judged as both a read and
+// a write of it. A value known only at run time is not judged in a variable named for a path.
+// A variable set alone reaches programs only when it was exported before, which is judged
+// likely for an environment variable's name made for a path (`GOMODCACHE=/x; go clean
+// -modcache`) and not otherwise (`hooks=.git/hooks; ls $hooks`, whose later uses are judged).
+const valuePaths = (
+  env: Env,
+  command: MutableCommand,
+  assignment: RawAssignment,
+  scope: Scope,
+  exported: boolean
+): void => {
+  const { name, value } = assignment
+  if (NOT_PATHS.test(name.toUpperCase()) || (!exported && !(/^[A-Z][A-Z0-9_]*$/.test(name) && PATH_LIKE_NAME.test(name)))) return
+  if (!value.isStatic) {
+    if (PATH_LIKE_NAME.test(name) || /[/\\]/.test(value.raw))
+      commandNote(command, "unmodelled", `${name} is set to \`${value.raw}\`, a path only known at run time`)
+    return
+  }
+  const parts = value.value.includes(":") && !URL_LIKE.test(value.value) ? value.value.split(":") : [value.value]
+  for (const part of parts) {
+    if (part === "" || URL_LIKE.test(part)) continue
+    const word: Word =
+      parts.length === 1
+        ? value
+        : { ...value, value: part, raw: part, path: part.startsWith("~/") ? env.home() + part.slice(1) : part }
+    if (word.path === undefined || !(/^[/~.]/.test(word.path) || word.path.includes("/") || namesFile(env, word, scope)))
+      continue
+    touch(env, command, word, "read", "argument", scope)
+    touch(env, command, word, "write", "argument", scope)
+  }
+}
+
+const URL_LIKE = /^[a-z][a-z0-9+.-]*:\/\//i
+
 // `Set-Item env:NAME value` (and New-Item, Set-Content): an assignment of the environment.
 const environmentItem = (
   env: Env,
@@ -934,7 +989,7 @@ const environmentItem = (
     else if (value === undefined) value = word
   }
   if (name === undefined) return
-  checkAssignment(env, command, { name, value: value ?? staticWord("") }, [], scope)
+  checkAssignment(env, command, { name, value: value ?? staticWord("") }, [], scope, true)
 }
 
 // Options that move where the program works (its relative paths resolve there, and only
