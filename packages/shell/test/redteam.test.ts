@@ -2356,8 +2356,10 @@ layer(ShellParser.layer)("red team", (it) => {
   ])
 
   cases("git plumbing that writes files from the index or objects", [
-    // Paths and contents from git objects: not modelled, so a person decides.
-    { command: "git checkout-index --prefix=.git/hooks/pre- commit", block: EDIT_GIT, expect: "ask" },
+    // Paths and contents from git objects: not modelled, so a person decides (a prefix is a
+    // place written: under a .git deny, denied).
+    { command: "git checkout-index --prefix=.git/hooks/pre- commit", block: EDIT_GIT, expect: "deny" },
+    { command: "git checkout-index --prefix=out/ -a", block: EDIT_GIT, expect: "ask" },
     { command: "git checkout-index --temp -a", block: OPEN_READS, expect: "ask" },
     { command: "git checkout-index lnk", block: OPEN_READS, expect: "ask" },
     {
@@ -2612,5 +2614,39 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "VERSION=$(git describe) make", block: EDIT_GIT, expect: "allow" },
     { command: "OUT_DIR=dist make", block: EDIT_GIT, expect: "allow" },
     { command: "FOO=bar ls", block: EDIT_GIT, expect: "allow" }
+  ])
+
+  // Options whose names say where a program writes, for programs without a table of their
+  // own: build and test tools put bundles, binaries, caches, logs and reports there
+  // (`esbuild --outfile=.git/hooks/pre-commit` planted a hook).
+  cases("outputs named by their options", [
+    { command: "esbuild src/a.ts --bundle --outfile=.git/hooks/pre-commit", block: EDIT_GIT, expect: "deny" },
+    { command: "bun build a.ts --outfile .git/hooks/pre-commit", block: EDIT_GIT, expect: "deny" },
+    { command: "deno compile -o .git/hooks/pre-commit a.ts", block: EDIT_GIT, expect: "deny" },
+    { command: "deno compile -o.git/hooks/x a.ts", block: EDIT_GIT, expect: "deny" },
+    { command: "pandoc README.md -o .git/description", block: EDIT_GIT, expect: "deny" },
+    { command: "vite build --outDir .git/x", block: EDIT_GIT, expect: "deny" },
+    { command: "webpack --output-path .git/x", block: EDIT_GIT, expect: "deny" },
+    { command: "jest --coverageDirectory .git/x", block: EDIT_GIT, expect: "deny" },
+    { command: "pytest --junitxml=.git/x", block: EDIT_GIT, expect: "deny" },
+    { command: "pytest --basetemp=.git/x", block: EDIT_GIT, expect: "deny" },
+    { command: "black --cache-dir .git x", block: EDIT_GIT, expect: "deny" },
+    { command: "pip cache purge --cache-dir .git", block: EDIT_GIT, expect: "deny" },
+    { command: "pip --cache-dir=.git install requests", block: EDIT_GIT, expect: "deny" },
+    { command: "pnpm store path --store-dir .git", block: EDIT_GIT, expect: "deny" },
+    { command: "some-tool --log-file .git/x", block: EDIT_GIT, expect: "deny" },
+    { command: "some-tool --cache .git/x", block: EDIT_GIT, expect: "deny" },
+    { command: "some-tool --out-dir=/tmp/gatehouse-x", block: DENY_RM, expect: "ask" },
+    { command: `some-tool --outfile "$OUT"`, block: EDIT_GIT, expect: "ask" },
+    // Ordinary: formats, flags and values that are no place.
+    { command: "esbuild src/a.ts --bundle --outfile=dist/a.js", block: EDIT_GIT, expect: "allow" },
+    { command: "kubectl get pods -o json", block: EDIT_GIT, expect: "allow" },
+    { command: "kubectl get pods --output=jsonpath={.items}", block: EDIT_GIT, expect: "allow" },
+    { command: "aws s3 ls --output table", block: EDIT_GIT, expect: "allow" },
+    { command: "npm install --save-dev typescript", block: EDIT_GIT, expect: "allow" },
+    { command: "cargo build --target x86_64-unknown-linux-gnu", block: EDIT_GIT, expect: "allow" },
+    { command: "grep -o ./x notes.txt", block: EDIT_GIT, expect: "allow" },
+    { command: "some-tool --log-level debug", block: EDIT_GIT, expect: "allow" },
+    { command: "gh pr list --json number", block: EDIT_GIT, expect: "allow" }
   ])
 })

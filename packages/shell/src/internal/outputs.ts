@@ -3,10 +3,12 @@
 // out`), `node`'s diagnostic files, and the file tools behind a subcommand (`cmake -E`,
 // `gio`), whose subcommands that only print are listed and any other is not modelled.
 import type { Word } from "./model.ts"
+import { WRITE_OPTIONS } from "./programs.ts"
 import type { Sink } from "./risks.ts"
 
 /** Records what `key` writes, or notes that it is not known. */
 export const check = (key: string, words: ReadonlyArray<Word>, sink: Sink): void => {
+  namedOutputs(key, words, sink)
   switch (key) {
     case "cmake":
       if (words[1]?.value === "-E") subcommand(sink, "cmake -E", words[2], CMAKE_PRINTS)
@@ -295,5 +297,137 @@ const node = (words: ReadonlyArray<Word>, sink: Sink): void => {
         `node writes \`${name.raw}\` under a directory or with a name known at run time`
       )
     else write(sink, "node", name)
+  }
+}
+
+// Words of an option's name that say its value is where the program writes, whatever the
+// value looks like (`--outfile`, `--out-dir`, `--outDir`, `--dest`, `--junitxml`) …
+const OUTPUT_WORDS: ReadonlySet<string> = new Set([
+  "out",
+  "output",
+  "outdir",
+  "outfile",
+  "outpath",
+  "dest",
+  "destination",
+  "logfile",
+  "pidfile",
+  "lockfile",
+  "junitxml",
+  "basetemp",
+  "tmpdir",
+  "workdir",
+  "savepath"
+])
+// … and those that do with a noun for a place (`--cache-dir`, `--log-file`,
+// `--coverageDirectory`), or a value spelt as a path (`--cache .git`, `--record /tmp/x`).
+const PLACE_WORDS: ReadonlySet<string> = new Set([
+  "cache",
+  "log",
+  "report",
+  "reports",
+  "save",
+  "dump",
+  "prefix",
+  "root",
+  "store",
+  "tmp",
+  "temp",
+  "target",
+  "export",
+  "write",
+  "pid",
+  "socket",
+  "lock",
+  "coverage",
+  "artifact",
+  "artifacts",
+  "snapshot",
+  "snapshots",
+  "trace",
+  "record",
+  "archive",
+  "build",
+  "dist",
+  "install",
+  "state",
+  "data",
+  "download",
+  "downloads"
+])
+const PLACE_NOUNS: ReadonlySet<string> = new Set(["dir", "directory", "folder", "file", "path", "location", "to", "into"])
+// What `--output` means in many tools: a format, not a file (`kubectl -o json`, `--output=table`).
+const FORMATS =
+  /^(json|jsonc|jsonl|ndjson|json-lines|yaml|yml|toml|ini|wide|table|text|txt|name|names|tsv|csv|none|human|raw|plain|pretty|short|full|oneline|html|xml|markdown|md|junit|github|gitlab|compact|verbose|quiet|silent|stylish|unix|checkstyle|sarif|summary|tap|dot|spec|list|default|simple|terse|minimal|env|shell|bash|zsh|fish|powershell|code|stdout|stderr|both|all|auto|color|rich|lcov|cobertura|clover|hex|base64|binary|svg|png|pdf|mermaid|graphviz)$/i
+
+// The words of an option's name in lower case: `--outDir`, `--out-dir` and `--out_dir` alike.
+const nameWords = (option: string): Array<string> =>
+  option
+    .replace(/^-+/, "")
+    .replace(/([a-z0-9])([A-Z])/g, "$1-$2")
+    .toLowerCase()
+    .split(/[-_.]/)
+
+const spelledAsPath = (value: string): boolean => /^[/~.]/.test(value) || value.includes("/")
+
+// Programs whose `-o` is not an output file, or whose value can look like one (`ssh -o
+// ProxyCommand=/x`, `grep -o ./x`).
+const O_IS_NOT_OUTPUT: ReadonlySet<string> = new Set([
+  "grep",
+  "egrep",
+  "fgrep",
+  "rg",
+  "ag",
+  "ls",
+  "xargs",
+  "ssh",
+  "scp",
+  "sftp",
+  "autossh",
+  "mount",
+  "umount",
+  "ps",
+  "set",
+  "sudo",
+  "kubectl"
+])
+
+/**
+ * Files a program writes where an option's name says so, for any program: `esbuild
+ * --outfile=.git/hooks/pre-commit`, `deno compile -o X`, `black --cache-dir .git`, `jest
+ * --coverageDirectory X`, `pytest --junitxml=X`. Which options take a value only the program
+ * knows: a value given in the next word is judged written too (it is still read, as any
+ * operand is). A short `-o` counts where the program's own table does not say what it is and
+ * its value is spelt as a path.
+ */
+const namedOutputs = (key: string, words: ReadonlyArray<Word>, sink: Sink): void => {
+  for (let i = 1; i < words.length; i++) {
+    const word = words[i]!
+    const text = word.value
+    if (!word.isStatic || text.length < 2 || text.charCodeAt(0) !== 45) continue
+    if (text === "--") return
+    if (text.charCodeAt(1) !== 45) {
+      if (text[1] !== "o" || O_IS_NOT_OUTPUT.has(key) || WRITE_OPTIONS.has(key)) continue
+      const value = text.length > 2 ? glued(word, text.slice(2)) : words[i + 1]
+      if (value?.isStatic === true && spelledAsPath(value.value) && !/[={},]/.test(value.value))
+        write(sink, `${key} -o`, value)
+      continue
+    }
+    const at = text.indexOf("=")
+    const option = at === -1 ? text : text.slice(0, at)
+    const parts = nameWords(option)
+    const output = parts.some((part) => OUTPUT_WORDS.has(part))
+    const place = output || (parts.some((part) => PLACE_WORDS.has(part)) && parts.some((part) => PLACE_NOUNS.has(part)))
+    const loose = !place && parts.some((part) => PLACE_WORDS.has(part))
+    if (!place && !loose) continue
+    const value = at === -1 ? words[i + 1] : glued(word, text.slice(at + 1))
+    if (value === undefined || (at === -1 && value.isStatic && value.value.startsWith("-"))) continue
+    if (!value.isStatic) {
+      if (place) write(sink, option, value)
+      continue
+    }
+    const v = value.value
+    if (v === "" || v === "-" || /^[0-9]+$/.test(v) || /[={}]/.test(v) || (output && FORMATS.test(v))) continue
+    if (place || spelledAsPath(v)) write(sink, option, value)
   }
 }
