@@ -871,7 +871,10 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "BASH_CMDS=([ls]=./evil); ls", block: BUILTIN, expect: "ask" },
     { command: "declare -A BASH_CMDS=([ls]=./evil); ls", block: OPEN_READS, expect: "ask" },
     { command: "BASH_ALIASES=([ls]='rm -rf src'); ls", block: OPEN_READS, expect: "ask" },
-    { command: "FRUITS=([a]=apple); ls", block: OPEN_READS, expect: "allow" }
+    // An indexed array's subscript is arithmetic: `a` is evaluated, whatever it holds.
+    { command: "FRUITS=([a]=apple); ls", block: OPEN_READS, expect: "ask" },
+    { command: "FRUITS=([0]=apple [1]=pear); ls", block: OPEN_READS, expect: "allow" },
+    { command: "declare -A FRUITS=([a]=apple); ls", block: OPEN_READS, expect: "allow" }
   ])
 
   cases("variables bash itself reads: PWD set by the text, prompts, loadable builtins", [
@@ -2648,5 +2651,76 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "grep -o ./x notes.txt", block: EDIT_GIT, expect: "allow" },
     { command: "some-tool --log-level debug", block: EDIT_GIT, expect: "allow" },
     { command: "gh pr list --json number", block: EDIT_GIT, expect: "allow" }
+  ])
+
+  // Where bash reads the text otherwise than tree-sitter and the analysis did (each checked
+  // in bash 5 or zsh 5.9: the file `y` was deleted, .env printed, the hook written).
+  cases("shell syntax read otherwise than bash reads it", [
+    // Offsets and lengths of `${x:…}` are arithmetic: a name there is evaluated.
+    { command: "y='a[$(rm y)]'; echo ${PWD:y}", block: DENY_RM, expect: "ask" },
+    { command: "echo ${PWD:0:y}", block: DENY_RM, expect: "ask" },
+    { command: "set -- 1 2; echo ${@:y}", block: DENY_RM, expect: "ask" },
+    { command: "echo ${PWD:1:2} ${PWD: -3}", block: DENY_RM, expect: "allow" },
+    // An indexed array's compound value evaluates its subscripts.
+    { command: "a=(['a[$(rm y)]']=1)", block: DENY_RM, expect: "ask" },
+    { command: "a+=(['a[$(rm y)]']=1)", block: DENY_RM, expect: "ask" },
+    { command: "f() { local a=(['a[$(rm y)]']=1); }; f", block: DENY_RM, expect: "ask" },
+    { command: "x='a[$(rm y)]'; a=([x]=1)", block: DENY_RM, expect: "ask" },
+    { command: "a=([0]=x [1]=y)", block: DENY_RM, expect: "allow" },
+    // The integer attribute in any quoting, or through `builtin`/`command`; a declaration of
+    // what is only known at run time.
+    { command: `declare "-i" n; n='a[$(rm y)]'`, block: DENY_RM, expect: "ask" },
+    { command: "declare -'i' n", block: DENY_RM, expect: "ask" },
+    { command: "declare -\\i n", block: DENY_RM, expect: "ask" },
+    { command: "builtin declare -i n", block: DENY_RM, expect: "ask" },
+    { command: "command typeset -i n", block: DENY_RM, expect: "ask" },
+    { command: `declare "$x"`, block: DENY_RM, expect: "ask" },
+    { command: "declare -a arr=(1 2 3); local x=1; export FOO=bar", block: DENY_RM, expect: "allow" },
+    // A variable named at run time may hold a subscript.
+    { command: "y='a[$(rm y)]'; [[ -v $y ]]", block: DENY_RM, expect: "ask" },
+    { command: "[[ -v HOME ]]", block: DENY_RM, expect: "allow" },
+    // `$""` glued to a word: a translated string, not a `$`.
+    { command: `cat $"".env`, block: OPEN_READS, expect: "ask" },
+    { command: `cp run.sh $"".git/hooks/pre-commit`, block: EDIT_GIT, expect: "ask" },
+    // Braces bash pairs otherwise (`a,b}{a` and `.env`).
+    { command: "cat {a\\,b}'{'a,.env}", block: OPEN_READS, expect: "ask" },
+    { command: `cat {x\\,}"{"a,.env}`, block: OPEN_READS, expect: "ask" },
+    { command: "cat src/{a,b}.ts && echo {1..3}{a,b} x{a,{b,c}}", block: OPEN_READS, expect: "allow" },
+    // An escaped blank after a quote: one word to bash, two to tree-sitter.
+    {
+      command: "cp -r src '.git/hooks'\\ z && cp run.sh '.git/hooks'\\ z/../hooks/pre-commit",
+      block: EDIT_GIT,
+      expect: "ask"
+    },
+    { command: "cp run.sh '.git/hooks/pre-commit'\\ x", block: EDIT_GIT, expect: "ask" },
+    { command: "ls \\\n  -la", block: EDIT_GIT, expect: "allow" },
+    // env and sudo take any word with `=` for a variable, whatever its name.
+    { command: "env A%=x cp run.sh .git/hooks/pre-commit", block: EDIT_GIT, expect: "deny" },
+    { command: "env A%=x rm -f y", block: DENY_RM, expect: "deny" },
+    { command: "sudo A=x rm -f y", block: DENY_RM, expect: "deny" },
+    { command: "env 'BASH_FUNC_ls%%=() { a= rm -f y; }' make", block: DENY_RM, expect: "ask" },
+    { command: "env FOO=bar ls", block: DENY_RM, expect: "allow" },
+    // zsh: code stored by `zstyle -e`, run by `emulate -c`, and READNULLCMD/NULLCMD.
+    { command: "zstyle -e ':x' y 'a= rm -f y'; zstyle -s ':x' y v", block: DENY_RM, expect: "deny" },
+    { command: "emulate bsh -c 'a= rm -f y'", block: DENY_RM, expect: "deny" },
+    { command: "READNULLCMD=sh; < run.sh", block: DENY_RM, expect: "ask" },
+    { command: "zstyle ':completion:*' menu select", block: DENY_RM, expect: "allow" },
+    // An unknown program given a command line that starts with assignments or a known program.
+    { command: "mytool 'a= rm -f y'", block: DENY_RM, expect: "ask" },
+    { command: "mytool 'cp run.sh .git/hooks/x'", block: DENY_RM, expect: "ask" },
+    { command: "mytool 'Fix the parser bug'", block: DENY_RM, expect: "allow" },
+    // PowerShell cmdlets the tables do not know, with a verb that changes things, write the
+    // paths they are given (from the documentation: no pwsh here).
+    { command: "Start-Transcript -Path .git/hooks/pre-commit", dialect: ps, block: PS_OPEN_GIT, expect: "deny" },
+    { command: "Export-Alias .git/hooks/pre-commit", dialect: ps, block: PS_OPEN_GIT, expect: "deny" },
+    { command: "Save-Help -DestinationPath .git", dialect: ps, block: PS_OPEN_GIT, expect: "deny" },
+    {
+      command: "Set-PSReadLineOption -HistorySavePath .git/hooks/pre-commit",
+      dialect: ps,
+      block: PS_OPEN_GIT,
+      expect: "deny"
+    },
+    { command: "Get-FileHash .git/config", dialect: ps, block: PS_OPEN_GIT, expect: "allow" },
+    { command: "Test-Path .git/config", dialect: ps, block: PS_OPEN_GIT, expect: "allow" }
   ])
 })

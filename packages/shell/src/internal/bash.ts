@@ -102,6 +102,8 @@ const visit = (node: SyntaxNode, ctx: Context): void => {
           ? { ...built, leading: true }
           : built
       )
+      // `builtin declare -i n`, `command typeset -i n`: a declaration all the same.
+      if (DECLARING_WRAPPERS.has(built.words[0]?.value ?? "")) wrappedDeclaration(built.words, ctx)
       // `let` evaluates every argument as arithmetic.
       if (built.words[0]?.value === "let") arithmeticChildren(node, ctx)
       else visitChildren(node, ctx)
@@ -145,10 +147,7 @@ const visit = (node: SyntaxNode, ctx: Context): void => {
     }
     case "declaration_command":
     case "unset_command":
-      if (node.children.some((c) => c.type === "word" && /^-[a-zA-Z]*i/.test(c.text)))
-        ctx.out.problems.push(
-          `\`${clip(node.text)}\` declares an integer variable: every value given to it is evaluated as arithmetic`
-        )
+      declarationProblems(node, ctx)
       ctx.out.commands.push(buildDeclaration(node, ctx))
       visitChildren(node, ctx)
       return
@@ -161,6 +160,7 @@ const visit = (node: SyntaxNode, ctx: Context): void => {
         return
       }
       const assignments = type === "variable_assignment" ? [node] : node.namedChildren
+      for (const assignment of assignments) indexedSubscripts(assignment, ctx)
       ctx.out.commands.push({
         source: node.text,
         assignments: assignments
@@ -217,7 +217,14 @@ const visit = (node: SyntaxNode, ctx: Context): void => {
       const length = ctx.arithmetic > 0 && node.children[1]?.type === "#"
       const outer = ctx.arithmetic
       if (length) ctx.arithmetic = 0
-      visitChildren(node, ctx)
+      // `${x:OFFSET:LENGTH}`: both are arithmetic (`${PWD:y}` evaluates what y holds).
+      const colon = node.children.findIndex((c) => c.type === ":" && !c.isNamed)
+      if (colon === -1) visitChildren(node, ctx)
+      else
+        for (const child of node.children) {
+          if (child.index > colon && child.isNamed) arithmetic(child, ctx)
+          else visit(child, ctx)
+        }
       ctx.arithmetic = outer
       return
     }
@@ -296,7 +303,12 @@ const visit = (node: SyntaxNode, ctx: Context): void => {
             ? operand.text.slice(1, -1)
             : operand.text
         const bracket = text.indexOf("[")
-        if (bracket !== -1 && !/^\[(\d+|@|\*)\]$/.test(text.slice(bracket)))
+        // A name known only at run time may hold a subscript too (`[[ -v $y ]]`).
+        if (/[$`]/.test(text))
+          ctx.out.problems.push(
+            `\`${clip(node.text)}\` tests a variable named at run time: bash evaluates a subscript in the name as arithmetic`
+          )
+        else if (bracket !== -1 && !/^\[(\d+|@|\*)\]$/.test(text.slice(bracket)))
           ctx.out.problems.push(
             `\`${clip(node.text)}\` tests the variable \`${clip(text)}\`: bash evaluates its subscript as arithmetic, running what it holds`
           )
@@ -366,6 +378,59 @@ const isFileRead = (node: SyntaxNode): boolean => {
     reads++
   }
   return reads > 0
+}
+
+const INTEGER_NOTE = "declares an integer variable: every value given to it is evaluated as arithmetic"
+// The declaration builtins, and the words that run a builtin by name.
+const DECLARATIONS: ReadonlySet<string> = new Set(["declare", "typeset", "local", "export", "readonly"])
+const DECLARING_WRAPPERS: ReadonlySet<string> = new Set(["builtin", "command"])
+
+// What bash evaluates in a declaration: values given to an integer variable (`-i`, in any
+// quoting: `"-i"`, `-\i`), indexed arrays' subscripts in a compound value, and arguments known
+// only at run time, which may be either (`declare "$x"` with x='a=([$(id)]=1)' runs id).
+const declarationProblems = (node: SyntaxNode, ctx: Context): void => {
+  let associative = false
+  for (const child of node.children) {
+    if (!child.isNamed || child.type === "variable_assignment" || child.type === "variable_name") continue
+    const word = wordOf(child, ctx)
+    if (!word.isStatic) {
+      ctx.out.problems.push(`\`${clip(node.text)}\` declares what is only known at run time, which bash may evaluate`)
+      continue
+    }
+    if (/^-[a-zA-Z]*i/.test(word.value)) ctx.out.problems.push(`\`${clip(node.text)}\` ${INTEGER_NOTE}`)
+    if (/^[-+][a-zA-Z]*A/.test(word.value)) associative = true
+    else if (word.value.includes("=(")) ctx.out.problems.push(`\`${clip(node.text)}\` gives a compound value in a word, which bash evaluates`)
+  }
+  if (!associative) for (const child of node.namedChildren) indexedSubscripts(child, ctx)
+}
+
+// `builtin declare -i n`: the options of the declaration a wrapper runs.
+const wrappedDeclaration = (words: ReadonlyArray<Word>, ctx: Context): void => {
+  let i = 0
+  while (i < words.length && (DECLARING_WRAPPERS.has(words[i]!.value) || /^-[pvV]+$/.test(words[i]!.value))) i++
+  if (!DECLARATIONS.has(words[i]?.value ?? "")) return
+  for (const word of words.slice(i + 1)) {
+    if (!word.isStatic) ctx.out.problems.push(`\`${clip(word.raw)}\` is given to a declaration only at run time, which bash may evaluate`)
+    else if (/^-[a-zA-Z]*i/.test(word.value) || word.value.includes("=("))
+      ctx.out.problems.push(`\`${clip(words.map((w) => w.raw).join(" "))}\` ${INTEGER_NOTE}, or a compound value`)
+  }
+}
+
+// In an indexed array's compound value (`a=([KEY]=v)`), each KEY is arithmetic: one that is
+// not a number is evaluated (`a=(['a[$(id)]']=1)` runs id). Associative arrays' keys are text.
+const indexedSubscripts = (node: SyntaxNode, ctx: Context): void => {
+  if (node.type !== "variable_assignment") return
+  const value = node.childForFieldName("value")
+  if (value?.type !== "array") return
+  for (const element of value.namedChildren) {
+    const text = element.text
+    if (!text.startsWith("[")) continue
+    const close = text.indexOf("]=")
+    if (close === -1 || !/^\s*-?\d+\s*$/.test(text.slice(1, close)))
+      ctx.out.problems.push(
+        `the array element \`${clip(text)}\` has a subscript bash evaluates as arithmetic, running what it holds`
+      )
+  }
 }
 
 const arithmeticChildren = (node: SyntaxNode, ctx: Context): void => {
@@ -553,9 +618,25 @@ const buildCommand = (node: SyntaxNode, redirects: Array<RawRedirect>, ctx: Cont
   let skip = -1
   // The nodes of the last word, while the next one may still be part of it.
   let last: Array<SyntaxNode> = []
+  // A `$"…"` word and where it ends, while what follows it may still be part of it.
+  let translated: { readonly at: number; end: number } | undefined
   for (const child of node.children) {
     const type = child.type
     const previous = node.children[child.index - 1]
+    if (previous !== undefined && previous.endIndex < child.startIndex) {
+      // Only blanks and line continuations part words: tree-sitter drops some text between
+      // them (`'a'\ b` is one word to bash, two without the `\ ` here).
+      const gap = ctx.source.slice(previous.endIndex, child.startIndex)
+      if (!BETWEEN_WORDS.test(gap))
+        problems.push(`tree-sitter dropped \`${clip(gap)}\` between \`${clip(previous.text)}\` and \`${clip(child.text)}\``)
+    }
+    if (translated !== undefined && translated.end === child.startIndex && WORD_PARTS.has(type)) {
+      const word = words[translated.at]!
+      words[translated.at] = { ...word, value: word.value + child.text, raw: word.raw + child.text }
+      translated.end = child.endIndex
+      continue
+    }
+    translated = undefined
     if (previous !== undefined && previous.endIndex === child.startIndex && WORD_PARTS.has(type)) {
       if (last.length > 0 && last[last.length - 1]!.endIndex === child.startIndex) {
         last.push(child)
@@ -590,8 +671,9 @@ const buildCommand = (node: SyntaxNode, redirects: Array<RawRedirect>, ctx: Cont
       case "comment":
         break
       default:
-        if (type === "$" && child.nextSibling?.type === "string") {
-          // `$"…"` split by the grammar into `$` and a string: one word, never static.
+        if (type === "$" && child.nextSibling?.startIndex === child.endIndex && child.nextSibling.text[0] === '"') {
+          // `$"…"` split by the grammar into `$` and a string (or a concatenation that starts
+          // with one: `$"".env`): one word, never static.
           const next = child.nextSibling
           words.push({
             value: `$${next.text}`,
@@ -601,6 +683,7 @@ const buildCommand = (node: SyntaxNode, redirects: Array<RawRedirect>, ctx: Cont
             glob: false
           })
           skip = next.id
+          translated = { at: words.length - 1, end: next.endIndex }
           break
         }
         if (child.id === skip) break
@@ -636,6 +719,8 @@ const sourceOf = (node: SyntaxNode, redirects: ReadonlyArray<RawRedirect>): stri
   }
   return node.text.trim()
 }
+
+const BETWEEN_WORDS = /^(?:[ \t]|\\\r?\n)*$/
 
 // Words tree-sitter split in two, side by side with nothing between them (`.e[\n]v`).
 const splitWords = (nodes: ReadonlyArray<SyntaxNode>): Array<string> => {

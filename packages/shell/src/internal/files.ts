@@ -753,6 +753,9 @@ export const argumentPaths = (
     // yq, tomlq and xq edit their files in place with -i (`-yi`, `--in-place`).
     (YQ.has(key) && words.some((w) => w.value === "--in-place" || /^-[a-zA-Z]*i/.test(w.value))) ||
     ((key === "perl" || key === "ruby") && words.some((w) => /^-[a-zA-Z]*i/.test(w.value)))
+  // A cmdlet the tables do not know, whose verb is not one that only looks (`Start-Transcript
+  // -Path X`, `Export-Alias X`, `Save-Help -DestinationPath X`): it writes the paths it is given.
+  const changesFiles = ps && unknownChangingCmdlet(key)
   for (let i = start; i < words.length; i++) {
     const word = words[i]!
     if (word.scriptBlock) continue
@@ -772,11 +775,12 @@ export const argumentPaths = (
         i++
         continue
       }
-      let isPathParameter = false
+      let isPathParameter = changesFiles && PLACE_PARAMETER.test(name)
       for (const p of Programs.POWERSHELL_PATH_PARAMETERS)
         if (Programs.isAbbreviation(name, p, 2) || name === p) isPathParameter = true
       if (isPathParameter && value && !value.parameter) {
         const writes =
+          changesFiles ||
           writeOptions.some((o) => Programs.isAbbreviation(name, o, 2) || name === o) ||
           (writesAll && WRITTEN_PATHS.some((o) => Programs.isAbbreviation(name, o, 2) || name === o))
         if (name.startsWith("-workingdirectory")) touch(env, command, value, "read", "cd", scope)
@@ -940,7 +944,7 @@ export const argumentPaths = (
     )
   operands.forEach((word, index) => {
     let access: "read" | "write" = "read"
-    if (writesAll) access = "write"
+    if (writesAll || changesFiles) access = "write"
     else if (
       Programs.WRITES_LAST.has(key) &&
       !targetDirectory &&
@@ -1346,6 +1350,39 @@ const backupEndings = (
     return [numbered]
   }
   return type === "simple" || type === "never" ? [simple] : [simple, numbered]
+}
+
+// PowerShell's approved verbs that only get, test, print or convert what they are given.
+const LOOKING_VERBS: ReadonlySet<string> = new Set([
+  "get",
+  "test",
+  "select",
+  "format",
+  "measure",
+  "compare",
+  "find",
+  "search",
+  "show",
+  "resolve",
+  "read",
+  "write",
+  "convertto",
+  "convertfrom",
+  "group",
+  "sort",
+  "where",
+  "foreach",
+  "join",
+  "split",
+  "wait",
+  "confirm"
+])
+// A parameter whose name says it names a place (`-HistorySavePath`, `-OutputDirectory`).
+const PLACE_PARAMETER = /path|file|director|destination|output|folder/
+
+const unknownChangingCmdlet = (key: string): boolean => {
+  const dash = key.indexOf("-")
+  return dash > 0 && !Programs.POWERSHELL_CMDLETS.has(key) && !LOOKING_VERBS.has(key.slice(0, dash))
 }
 
 // How a program uses the file its output option names: ssh-keygen -f also names the key it

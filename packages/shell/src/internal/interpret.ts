@@ -32,7 +32,7 @@ import * as Risks from "./risks.ts"
 import * as Runners from "./runners.ts"
 import { runsProjectCode } from "./safe.ts"
 import * as ShellOptions from "./shellOptions.ts"
-import { braceExpand, decodeEncodedCommand } from "./text.ts"
+import { ambiguousBraces, braceExpand, decodeEncodedCommand } from "./text.ts"
 
 export type { Env } from "./env.ts"
 export { makeEnv, note, rootScope } from "./env.ts"
@@ -470,6 +470,11 @@ const expandWords = (
   let problem: string | undefined
   for (const word of words) {
     if (!hasBraces(word) || word.segments === undefined) {
+      out.push(word)
+      continue
+    }
+    if (ambiguousBraces(word.segments)) {
+      problem = `the brace expansion \`${word.raw}\` may pair its braces otherwise in bash: not followed`
       out.push(word)
       continue
     }
@@ -1061,10 +1066,12 @@ const backstop = (command: MutableCommand, program: string, words: ReadonlyArray
     if (!word.isStatic) continue
     const text = word.value
     if (text.includes(" ") || text.includes("\n") || text.includes("\t")) {
-      const first = /^\S+/.exec(text)?.[0]
+      // The program a command line would start, after its assignments (`a= rm -f x`).
+      const first = /^\s*(?:[A-Za-z_][A-Za-z0-9_]*=\S*\s+)*(\S+)/.exec(text)?.[1]
+      const base = first === undefined ? undefined : baseName(first).toLowerCase()
       if (
         COMMAND_LINE.test(text) ||
-        (first !== undefined && Programs.runsOthers(baseName(first).toLowerCase()))
+        (base !== undefined && (Programs.runsOthers(base) || Programs.isModelled(base, false)))
       ) {
         flag(`its argument \`${text.slice(0, 60)}\` is a command line it may run`)
         return
@@ -1186,6 +1193,25 @@ const special = (
     case "set":
       for (const problem of ShellOptions.setProblems(words)) commandNote(command, "unmodelled", problem)
       return false
+    case "zstyle":
+      // `zstyle -e PATTERN STYLE CODE…` stores code that a later look-up of the style runs.
+      if (words.slice(1).some((w) => !w.isStatic || /^-[a-zA-Z]*e/.test(w.value))) {
+        commandNote(command, "unmodelled", "zstyle -e stores code that later look-ups run")
+        // Judged as well, so that a deny holds: the code is its words after the pattern and style.
+        const code = words.slice(1).filter((w) => !w.value.startsWith("-")).slice(2)
+        if (code.length > 0 && code.every((w) => w.isStatic))
+          enqueueText(env, command, code.map((w) => w.value).join(" "), "bash", scope, "zstyle -e", false)
+      }
+      return true
+    case "emulate": {
+      // zsh's emulation modes change how every later command is read (any name is a mode);
+      // `-c CODE` runs CODE in one.
+      commandNote(command, "unmodelled", "emulate changes how later commands are read or expand")
+      const at = words.findIndex((w) => w.value === "-c")
+      const code = at === -1 ? undefined : words[at + 1]
+      if (code?.isStatic === true) enqueueText(env, command, code.value, "bash", scope, "emulate -c", false)
+      return true
+    }
     case "setopt":
     case "unsetopt":
       for (const problem of ShellOptions.setoptProblems(words)) commandNote(command, "unmodelled", problem)
@@ -1450,10 +1476,25 @@ const unwrap = (
   let index = options.rest
   const assignments: Array<RawAssignment> = []
   if (spec.assignments) {
+    // Any word with `=` is one (`env A%=x cmd`, `env 'BASH_FUNC_ls%%=() { …; }' make`): env and
+    // sudo put it in the environment whatever its name, where a shell would not.
     while (index < words.length) {
-      const match = words[index]!.isStatic
-        ? /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s.exec(words[index]!.value)
-        : null
+      const word = words[index]!
+      if (!word.isStatic) {
+        if (!word.raw.includes("=")) break
+        // `PATH=$PATH:/x`: a name as written, a value known at run time.
+        const named = /^([A-Za-z_][A-Za-z0-9_]*)=/.exec(word.raw)
+        if (named === null)
+          commandNote(command, "unmodelled", `${key}: \`${word.raw}\` may set a variable only known at run time`)
+        else {
+          const cut = named[0].length
+          const value = { ...word, value: word.value.slice(cut), raw: word.raw.slice(cut), path: undefined }
+          assignments.push({ name: named[1]!, value })
+        }
+        index++
+        continue
+      }
+      const match = /^([^=]+)=(.*)$/s.exec(word.value)
       if (!match) break
       assignments.push({ name: match[1]!, value: staticWord(match[2]!) })
       index++

@@ -324,6 +324,8 @@ export const WRAPPERS: ReadonlyMap<string, WrapperSpec> = new Map<string, Wrappe
         "-N",
         "--no-update"
       ],
+      // `sudo NAME=value cmd`: set for the command, as env does.
+      assignments: true,
       chdir: ["-D", "--chdir"],
       noCommand: ["-v", "--validate", "-l", "--list", "-V", "--version", "-e", "--edit", "-K"]
     }
@@ -891,7 +893,10 @@ const GADGETS: ReadonlyMap<string, GadgetKind> = new Map<string, GadgetKind>([
       "RUSTC",
       "CARGO_BUILD_RUSTC_WRAPPER",
       "CC",
-      "CXX"
+      "CXX",
+      // zsh runs them for a redirection with no command (`READNULLCMD=sh; < script`).
+      "NULLCMD",
+      "READNULLCMD"
     ] as const
   ).map((name) => [name, "program"] as const),
   ["GIT_DIR", "directory"],

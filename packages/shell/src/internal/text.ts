@@ -272,6 +272,41 @@ export const braceExpand = (segments: ReadonlyArray<Segment>): Array<string> | u
 
 type Char = { c: string; q: boolean }
 
+/**
+ * Whether bash may pair the braces of a word otherwise than {@link braceExpand} does: unquoted
+ * braces with quoted or escaped braces or commas among them (`{a\,b}'{'a,.env}` is `a,b}{a`
+ * and `.env` to bash), or a first pair that expands nothing followed by more braces or commas.
+ */
+export const ambiguousBraces = (segments: ReadonlyArray<Segment>): boolean => {
+  let open = false
+  let close = false
+  let quoted = false
+  for (const s of segments)
+    for (const c of s.text) {
+      if (c !== "{" && c !== "}" && c !== ",") continue
+      if (s.quoted) quoted = true
+      else if (c === "{") open = true
+      else if (c === "}") close = true
+    }
+  if (!open || !close) return false
+  if (quoted) return true
+  const chars: Array<Char> = []
+  for (const s of segments) for (const c of s.text) chars.push({ c, q: s.quoted })
+  const first = chars.findIndex((x) => x.c === "{" && !x.q)
+  let level = 0
+  for (let k = first + 1; k < chars.length; k++) {
+    const c = chars[k]!.c
+    if (c === "{") level++
+    else if (c === "," && level === 0) return false
+    else if (c === "}" && level-- === 0) {
+      const inner = chars.slice(first + 1, k).map((x) => x.c).join("")
+      if (expandSequence(inner) !== undefined) return false
+      return chars.slice(k + 1).some((x) => x.c === "{" || x.c === "}" || x.c === ",")
+    }
+  }
+  return false
+}
+
 const expandChars = (chars: ReadonlyArray<Char>, depth: number): Array<string> | undefined => {
   if (depth > 8) return undefined
   // Find the first unquoted "{" that has a matching "}" with a top-level "," or "..".
