@@ -684,6 +684,13 @@ const projectHolder = (root: string): ((directory: string) => boolean) => {
   }
 }
 
+// Whether `path` or a folder it is in is among the paths written.
+const writtenWithin = (written: ReadonlySet<string>, path: string): boolean => {
+  for (let at = path.length; at > 0; at = path.lastIndexOf(NodePath.sep, at - 1))
+    if (written.has(path.slice(0, at))) return true
+  return false
+}
+
 // `written`: the paths the text writes (`PathSummary.written`).
 const readPatterns = (analysis: ShellAnalysis.Analysis, written: ReadonlySet<string>): Array<string> => {
   const out: Array<string> = []
@@ -706,8 +713,9 @@ const readPatterns = (analysis: ShellAnalysis.Analysis, written: ReadonlySet<str
   for (const path of analysis.paths) {
     if (path.access !== "read" || (path.via !== "argument" && path.via !== "redirect")) continue
     // A path that does not exist reads nothing (`git commit -m "a message"`, `npm i zod` name
-    // no file), unless the text itself writes it first (`mv .env a.env && cat a.env`).
-    if (!path.exists && (written.size === 0 || !written.has(path.path))) continue
+    // no file), unless the text itself writes it or a folder it is in first (`mv .env a.env &&
+    // cat a.env`, `git clone . y && cat y/.env`, `cp --rec . y; cat y/.env`).
+    if (!path.exists && (written.size === 0 || !writtenWithin(written, path.path))) continue
     const inside = path.inside && path.relative !== undefined
     const name = inside ? path.relative || "." : path.path
     out.push(name)

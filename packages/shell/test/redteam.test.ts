@@ -2723,4 +2723,58 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "Get-FileHash .git/config", dialect: ps, block: PS_OPEN_GIT, expect: "allow" },
     { command: "Test-Path .git/config", dialect: ps, block: PS_OPEN_GIT, expect: "allow" }
   ])
+
+  // Copies of the project made by a command the text runs first, then read under a name
+  // that did not exist when the text was judged (each printed .env in a scratch copy).
+  cases("reads of a copy the text makes first", [
+    { command: "git clone -q . y && cat y/.env", block: OPEN_READS, expect: "deny" },
+    { command: "git worktree add -q w && cat w/.env", block: OPEN_READS, expect: "deny" },
+    { command: "mkdir y2 && GIT_WORK_TREE=y2 git checkout HEAD -- . && cat y2/.env", block: OPEN_READS, expect: "deny" },
+    { command: "cp --rec . y; cat y/.env", block: OPEN_READS, expect: "deny" },
+    { command: "git stash -a && git worktree add -q y 'stash^3' && cat y/.env", block: OPEN_READS, expect: "deny" },
+    // Ordinary: what does not exist and nothing writes reads nothing.
+    { command: `git commit -m "a message"`, block: OPEN_READS, expect: "allow" },
+    { command: "mkdir out && cat out/x.txt", block: OPEN_READS, expect: "allow" },
+    { command: "GIT_DIR=.git git status", block: EDIT_GIT, expect: "allow" }
+  ])
+
+  // Programs and variables that run code or write where no rule judged (each verified: the
+  // secret printed or copied, the hook written).
+  cases("programs and variables that run what they are given", [
+    { command: "GIT_TEST_FSMONITOR='cp .env /tmp/x' git status", block: DENY_RM, expect: "ask" },
+    { command: "GIT_TEST_MAINT_SCHEDULER='crontab:cat .env' git maintenance start", block: DENY_RM, expect: "ask" },
+    { command: "git maintenance register", block: DENY_RM, expect: "ask" },
+    { command: "git maintenance run", block: DENY_RM, expect: "allow" },
+    { command: "CARGO_BUILD_RUSTFLAGS='-Clink-arg=-wrapper' cargo build", block: DENY_RM, expect: "ask" },
+    { command: "RUSTDOCFLAGS=-Zx cargo doc", block: DENY_RM, expect: "ask" },
+    { command: "CARGO_TERM_COLOR=always cargo build", block: DENY_RM, expect: "allow" },
+    { command: "CFLAGS=';cat .env;' make a.o", block: DENY_RM, expect: "ask" },
+    { command: "CFLAGS='$(shell cat .env >&2)' make a.o", block: DENY_RM, expect: "ask" },
+    { command: "make CC='cat .env;' a.o", block: DENY_RM, expect: "ask" },
+    { command: "CFLAGS=-O2 make && make CFLAGS='-O2 -g'", block: DENY_RM, expect: "allow" },
+    { command: "PERL5DB='BEGIN{system(q(cat .env))}' perl -d x.pl", block: DENY_RM, expect: "ask" },
+    { command: "JDK_JAVAC_OPTIONS=@.env javac x.java", block: DENY_RM, expect: "ask" },
+    { command: "gcc -wrapper 'sh,-c,cat .env >&2' -x c -c /dev/null -o /dev/null", block: DENY_RM, expect: "ask" },
+    { command: "gcc -fplugin=./x.so -c a.c", block: DENY_RM, expect: "ask" },
+    { command: `cpp <<< '#include ".env"'`, block: DENY_RM, expect: "ask" },
+    { command: `gcc -E -x c - <<< '#include ".env"'`, block: DENY_RM, expect: "ask" },
+    { command: `as -a -o /dev/null <<< '.incbin ".env"'`, block: DENY_RM, expect: "ask" },
+    { command: `rustc - <<< 'compile_error!(include_str!(".env"));'`, block: DENY_RM, expect: "ask" },
+    { command: "rustc -C link-arg=-wrapper -C 'link-arg=sh,-c,cp .env /tmp/x' x.rs", block: DENY_RM, expect: "ask" },
+    { command: "rustc -C linker=./x x.rs", block: DENY_RM, expect: "ask" },
+    { command: "python3 -i x.py <<< 'print(open(\".env\").read())'", block: DENY_RM, expect: "ask" },
+    { command: "python3 -m pdb x.py", block: DENY_RM, expect: "ask" },
+    { command: "python3 -m timeit -n1 -s 'import os;os.system(\"cat .env\")' pass", block: DENY_RM, expect: "ask" },
+    { command: "python3 -m asyncio <<< 'print(1)'", block: DENY_RM, expect: "ask" },
+    { command: "perl -d x.pl", block: DENY_RM, expect: "ask" },
+    { command: "git -c 'credential.https://x.helper=!cp .env /tmp/x;:' credential fill", block: DENY_RM, expect: "ask" },
+    { command: "git -c mergetool.x.cmd=id mergetool", block: DENY_RM, expect: "ask" },
+    { command: "git mv run.sh .git/hooks/pre-commit", block: EDIT_GIT, expect: "deny" },
+    { command: "git mv -f run.sh .git/config", block: EDIT_GIT, expect: "deny" },
+    // Ordinary.
+    { command: "git mv src/a.ts src/b.ts", block: EDIT_GIT, expect: "allow" },
+    { command: "git -c user.name=x commit -m y", block: DENY_RM, expect: "allow" },
+    { command: "gcc -O2 -o app m.c && rustc -O x.rs && as x.s -o x.o && cpp a.c", block: DENY_RM, expect: "allow" },
+    { command: "python3 x.py", block: DENY_RM, expect: "allow" }
+  ])
 })

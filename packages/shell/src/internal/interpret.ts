@@ -609,6 +609,12 @@ const checkAssignment = (
       touch(env, command, value, "write", "argument", scope)
     return
   }
+  if (kind === "flags") {
+    // Compiler flags: plain ones change nothing run; shell text or options that run programs do.
+    if (!value.isStatic || /[;&|`$<>()\\\n]|-wrapper|-fplugin|-B|-specs|linker|link-arg/.test(value.value))
+      commandNote(command, "unmodelled", `${name} puts \`${value.raw}\` into the commands builds run`)
+    return
+  }
   commandNote(command, "executes", `sets ${name}, which makes programs load or run other code`)
   const unknown = () =>
     commandNote(
@@ -634,8 +640,10 @@ const checkAssignment = (
       else enqueueText(env, command, value.value, "bash", scope, name, false)
       return
     case "directory": {
-      // Like `git -C`: the repository there (its configuration and hooks) is used.
+      // Like `git -C`: the repository there (its configuration and hooks) is used. A work
+      // tree is written (`GIT_WORK_TREE=y git checkout HEAD -- .` checks every file out in y).
       touch(env, command, value, "read", "cd", scope)
+      if (name === "GIT_WORK_TREE") touch(env, command, value, "write", "argument", scope)
       const foreign = foreignGitVariable(env, command, name, value, scope)
       if (foreign !== undefined)
         Risks.opaque(

@@ -666,8 +666,34 @@ const exMode = (words: ReadonlyArray<Word>): boolean => {
  * input is text from the command line (a pipe, a here-document or here-string); otherwise
  * only a script named by a descriptor path (`python3 /dev/fd/3`) counts.
  */
+// Python modules that run code from their arguments or input (`-m timeit -s CODE`, the
+// debugger's commands, a REPL).
+const CODE_MODULES: ReadonlySet<string> = new Set(["pdb", "code", "asyncio", "timeit", "idlelib", "ipdb", "pudb", "IPython"])
+// Compilers and assemblers that read their source from the input for `-` (cpp and as also
+// with no source named): what it includes (`#include ".env"`, `.incbin`) is not followed.
+// Their options whose value is the next word (it names no source).
+const SOURCE_VALUED = /^(-o|-I|-D|-U|-x|-MF|-MT|-MQ|-include|-imacros|-isystem|--defsym)$/
+const SOURCE_FROM_INPUT: ReadonlySet<string> = new Set(["cpp", "cc", "gcc", "g++", "c++", "clang", "clang++", "as", "rustc", "tcc"])
+
 export const programFromInput = (key: string, words: ReadonlyArray<Word>, sink: Sink, fed: boolean): void => {
   const name = words[0]!.value
+  if (isPython(key)) {
+    const at = words.findIndex((w) => w.value === "-m")
+    const module = at === -1 ? undefined : words[at + 1]?.value
+    if (module !== undefined && CODE_MODULES.has(module))
+      opaque(sink, `${name} -m ${module} runs code from its arguments or its input`)
+    // `-i` reads code from the input once the script ends.
+    else if (fed && words.some((w, i) => (at === -1 || i < at) && /^-[a-zA-Z]*i[a-zA-Z]*$/.test(w.value)))
+      opaque(sink, `${name} -i reads code from its input after the script`)
+  }
+  // perl's debugger reads its commands from the input (and PERL5DB).
+  if (key === "perl" && words.some((w) => /^-[a-zA-Z]*d/.test(w.value)))
+    opaque(sink, `${name} -d runs the debugger, which takes commands from its input`)
+  if (fed && SOURCE_FROM_INPUT.has(key)) {
+    const operands = words.slice(1).filter((w, i) => (!w.value.startsWith("-") || w.value === "-") && !SOURCE_VALUED.test(words[i]!.value))
+    if (words.some((w) => w.value === "-") || ((key === "cpp" || key === "as") && operands.length === 0))
+      opaque(sink, `${name} reads source from its input, whose included files are not followed`)
+  }
   const runs = () =>
     opaque(
       sink,

@@ -51,6 +51,9 @@ export const check = (key: string, words: ReadonlyArray<Word>, sink: Sink): void
     case "nodejs":
       node(words, sink)
       return
+    case "rustc":
+      rustc(words, sink)
+      return
     default:
       return
   }
@@ -244,6 +247,23 @@ const compiler = (key: string, words: ReadonlyArray<Word>, sink: Sink): void => 
   const option = words.find((w) => COMPILER_PASSES.test(w.value))
   if (option !== undefined)
     sink.note("unmodelled", `${key} ${option.raw}: writes files this analysis does not follow`)
+  // `-wrapper sh,-c,…` runs every pass through a program; plugins and `-B` folders are code.
+  const runs = words.find((w) => /^(-wrapper|-fplugin|-B|--?specs|-fuse-ld=\/|--ld-path)/.test(w.value))
+  if (runs !== undefined) sink.note("unmodelled", `${key} ${runs.raw}: runs or loads programs this analysis does not see`)
+}
+
+// rustc's code-generation options that name programs or code it runs (`-C linker=./x`,
+// `-C link-arg=-wrapper`), and its unstable ones.
+const rustc = (words: ReadonlyArray<Word>, sink: Sink): void => {
+  for (let i = 1; i < words.length; i++) {
+    const text = words[i]!.value
+    const codegen = text === "-C" || text === "--codegen" ? words[i + 1]?.value : /^(-C|--codegen=)(.+)$/.exec(text)?.[2]
+    if (
+      (codegen !== undefined && /^(linker|link-args?|llvm-args|codegen-backend|link-self-contained)/.test(codegen)) ||
+      /^-Z/.test(text)
+    )
+      sink.note("unmodelled", `rustc ${text} ${codegen ?? ""}: runs or loads programs this analysis does not see`)
+  }
 }
 
 // node's options whose value is a file or directory it writes diagnostics into.

@@ -852,6 +852,7 @@ export type GadgetKind =
   | "opaque"
   | "less"
   | "file"
+  | "flags"
 
 const GADGETS: ReadonlyMap<string, GadgetKind> = new Map<string, GadgetKind>([
   ...(
@@ -894,6 +895,8 @@ const GADGETS: ReadonlyMap<string, GadgetKind> = new Map<string, GadgetKind>([
       "CARGO_BUILD_RUSTC_WRAPPER",
       "CC",
       "CXX",
+      "RUSTC_WORKSPACE_WRAPPER",
+      "RUSTDOC",
       // zsh runs them for a redirection with no command (`READNULLCMD=sh; < script`).
       "NULLCMD",
       "READNULLCMD"
@@ -1000,9 +1003,23 @@ const GADGETS: ReadonlyMap<string, GadgetKind> = new Map<string, GadgetKind>([
       "DOTNET_ADDITIONAL_DEPS",
       "CORECLR_PROFILER_PATH",
       "CORECLR_ENABLE_PROFILING",
-      "COR_PROFILER_PATH"
+      "COR_PROFILER_PATH",
+      // Flags rustdoc and javac take from the environment (`-Clink-arg=-wrapper`, `@.env`).
+      "RUSTDOCFLAGS",
+      "JDK_JAVAC_OPTIONS",
+      // Perl's debugger runs PERL5DB's code; gcc runs programs from these folders.
+      "PERL5DB",
+      "COMPILER_PATH",
+      "GCC_EXEC_PREFIX",
+      "TCL_LIBRARY",
+      "TCLLIBPATH",
+      "PYTHONUSERBASE"
     ] as const
-  ).map((name) => [name, "opaque"] as const)
+  ).map((name) => [name, "opaque"] as const),
+  // Flags make puts into the commands its rules run (`CFLAGS=';cat .env;' make a.o`).
+  ...(["CFLAGS", "CXXFLAGS", "CPPFLAGS", "LDFLAGS", "LDLIBS", "FFLAGS", "ASFLAGS", "ARFLAGS"] as const).map(
+    (name) => [name, "flags"] as const
+  )
 ])
 
 const GADGET_PREFIXES: ReadonlyArray<readonly [string, GadgetKind]> = [
@@ -1015,15 +1032,19 @@ const GADGET_PREFIXES: ReadonlyArray<readonly [string, GadgetKind]> = [
   ["YARN_", "opaque"],
   ["LD_", "opaque"],
   ["DYLD_", "opaque"],
-  ["CARGO_TARGET_", "opaque"]
+  ["CARGO_", "opaque"],
+  // git's test knobs run programs (`GIT_TEST_FSMONITOR`, `GIT_TEST_MAINT_SCHEDULER`).
+  ["GIT_TEST_", "opaque"]
 ]
+// Cargo settings that change only what it prints or how it builds, not what it runs.
+const INERT_CARGO = /^CARGO_(TERM_|INCREMENTAL$|PROFILE_|NET_RETRY$|BUILD_JOBS$)/
 // npm settings that change only what it prints.
 const INERT_NPM_CONFIG = /^NPM_CONFIG_(LOGLEVEL|COLOR|PROGRESS|FUND|AUDIT|UPDATE_NOTIFIER|CACHE)$/
 
 /** What setting this variable makes programs do, if it makes them run other code. */
 export const gadgetKind = (name: string): GadgetKind | undefined => {
   const upper = name.toUpperCase()
-  if (INERT_NPM_CONFIG.test(upper)) return undefined
+  if (INERT_NPM_CONFIG.test(upper) || INERT_CARGO.test(upper)) return undefined
   const kind = GADGETS.get(upper)
   if (kind !== undefined) return kind
   for (const [prefix, prefixed] of GADGET_PREFIXES) if (upper.startsWith(prefix)) return prefixed

@@ -221,6 +221,10 @@ export const check = (key: string, words: ReadonlyArray<Word>, sink: Sink): void
         const assignment = /^[^-=\s][^=\s]*?\s*(::?=|\?=|\+=|!=|=)/.exec(a)
         if (assignment !== null && (assignment[1] === "!=" || /\$[({]|`/.test(a)))
           opaque(sink, `${name} ${a.slice(0, 40)}: a variable whose value make expands as code ($(shell …))`)
+        // Its value lands in the commands recipes run (`make CC='cat .env;' a.o`): shell text
+        // there is run.
+        else if (assignment !== null && /[;&|<>\n]|\$/.test(a.slice(assignment[0].length)))
+          opaque(sink, `${name} ${a.slice(0, 40)}: a variable whose value recipes run as shell text`)
       }
       return
     case "cargo":
@@ -995,7 +999,7 @@ const extCommand = (spec: string): string => {
 }
 
 const GIT_EXECUTING_KEYS =
-  /^(core\.(pager|editor|sshcommand|fsmonitor|hookspath|askpass|gitproxy|alternaterefscommand)|diff\..*\.(command|textconv)|diff\.external|merge\..*\.driver|filter\..*\.(clean|smudge|process)|credential\.helper|pager\..*|sequence\.editor|gpg\.program|gpg\..*\.program|uploadpack\.packobjectshook|include\.path|includeif\..*|remote\..*\.(uploadpack|receivepack|proxy)|sendemail\.(.*\.)?(tocmd|cccmd|headercmd|sendmailcmd|smtpserver)|url\..*|http\.proxy|protocol\..*|alias\..*|submodule\..*\.update|core\.editor|trailer\..*\.(command|cmd)|gpg\.ssh\.defaultkeycommand|man\.viewer|man\..*\.(cmd|path)|(help|web)\.browser|browser\..*\.(cmd|path))$/i
+  /^(core\.(pager|editor|sshcommand|fsmonitor|hookspath|askpass|gitproxy|alternaterefscommand)|diff\..*\.(command|textconv)|diff\.external|merge\..*\.driver|filter\..*\.(clean|smudge|process)|credential\.helper|pager\..*|sequence\.editor|gpg\.program|gpg\..*\.program|uploadpack\.packobjectshook|include\.path|includeif\..*|remote\..*\.(uploadpack|receivepack|proxy)|sendemail\.(.*\.)?(tocmd|cccmd|headercmd|sendmailcmd|smtpserver)|url\..*|http\.proxy|protocol\..*|alias\..*|submodule\..*\.update|core\.editor|trailer\..*\.(command|cmd)|gpg\.ssh\.defaultkeycommand|man\.viewer|man\..*\.(cmd|path)|(help|web)\.browser|browser\..*\.(cmd|path)|credential\..*\.helper|(merge|diff)tool\..*\.(cmd|path)|guitool\..*\.cmd|interactive\.difffilter|.*\.(cmd|command|helper|program|driver|textconv|hook))$/i
 // Keys whose value is a file git reads and puts in what it writes or prints (a commit
 // message's template, the names of a mailmap, a cookie file it sends).
 const GIT_FILE_KEYS =
@@ -1107,6 +1111,10 @@ const git = (name: string, words: ReadonlyArray<Word>, sink: Sink): void => {
       `${name} ${sub} is not a git command: it runs an alias from configuration or a git-${sub} program`
     )
   }
+  // `git maintenance start|register` writes the global configuration and schedules git to
+  // run later (cron, systemd, launchd): outside what any rule judged.
+  if (sub === "maintenance" && rest.some((a) => a === "start" || a === "register"))
+    opaque(sink, `${name} maintenance ${rest[0] ?? ""} schedules git runs and writes the global configuration`)
   rest.forEach((a, index) => {
     if (a.startsWith("ext::")) {
       sink.note("executes", `${name} ext:: transport runs a program`)
