@@ -2777,4 +2777,60 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "gcc -O2 -o app m.c && rustc -O x.rs && as x.s -o x.o && cpp a.c", block: DENY_RM, expect: "allow" },
     { command: "python3 x.py", block: DENY_RM, expect: "allow" }
   ])
+
+  // File tools, wrappers and downloaders that write where the analysis did not look (each
+  // run in a scratch copy: the hook was written and ran, or rm ran).
+  cases("writers, wrappers and downloaders", [
+    { command: "link run.sh .git/hooks/pre-commit", block: EDIT_GIT, expect: "deny" },
+    { command: "printf x | sponge -a .git/config", block: EDIT_GIT, expect: "deny" },
+    { command: "rename 's/run.sh/.git\\/hooks\\/post-commit/' run.sh", block: EDIT_GIT, expect: "ask" },
+    { command: "dos2unix -n run.sh .git/hooks/pre-commit", block: EDIT_GIT, expect: "deny" },
+    { command: "fallocate -l 1 .git/x", block: EDIT_GIT, expect: "deny" },
+    { command: "7z a .git/x.7z src", block: EDIT_GIT, expect: "deny" },
+    { command: "pax -w . | grep -a SECRET", block: OPEN_READS, expect: "deny" },
+    { command: "bsdtar -cf - . | cat", block: OPEN_READS, expect: "deny" },
+    { command: "printf 'begin-base64 755 .git/hooks/post-checkout\\n====\\n' | uudecode", block: EDIT_GIT, expect: "ask" },
+    { command: "printf 'rm -f run.sh' | unshar", block: DENY_RM, expect: "ask" },
+    { command: "gofmt -w .git/x.go", block: EDIT_GIT, expect: "deny" },
+    { command: "clang-format -i .git/x.c", block: EDIT_GIT, expect: "deny" },
+    { command: "prettier --write .git/config", block: EDIT_GIT, expect: "deny" },
+    { command: "npx eslint --fix .git/x.js", block: EDIT_GIT, expect: "deny" },
+    { command: "npm run lint -- --fix", block: EDIT_GIT, expect: "allow" },
+    { command: "rsync --write-batch=.git/x src/ dst/", block: EDIT_GIT, expect: "deny" },
+    { command: "strace -o '!rm -f y' true", block: DENY_RM, expect: "deny" },
+    { command: "strace --output='|cat .env' true", block: OPEN_READS, expect: "deny" },
+    { command: "unshare -w .git sh -c 'echo > hooks/pre-commit'", block: EDIT_GIT, expect: "deny" },
+    { command: "nsenter --wd=.git touch hooks/x", block: EDIT_GIT, expect: "deny" },
+    { command: "tmux new-window -c .git 'touch hooks/x'", block: EDIT_GIT, expect: "ask" },
+    { command: "screen -dmS s -L -Logfile .git/hooks/pre-commit sh -c 'echo hi'", block: EDIT_GIT, expect: "deny" },
+    { command: "fakeroot -s .git/hooks/fr true", block: EDIT_GIT, expect: "deny" },
+    { command: "wget -q -x -nH http://127.0.0.1:8765/.git/config", block: EDIT_GIT, expect: "ask" },
+    { command: "wget -r -nH http://127.0.0.1:8765/", block: EDIT_GIT, expect: "ask" },
+    { command: "curl -s 'http://127.0.0.1:8765/{.git}/config' -o '#1/config'", block: EDIT_GIT, expect: "ask" },
+    { command: "cd .git && wget http://x/config", block: EDIT_GIT, expect: "deny" },
+    { command: "cd .git && curl -O http://x/config", block: EDIT_GIT, expect: "deny" },
+    { command: `npm edit x --editor="cat .env"`, block: OPEN_READS, expect: "ask" },
+    { command: "npm --git=./x install", block: DENY_RM, expect: "ask" },
+    { command: "cmake -S . -B build -DCMAKE_C_COMPILER_LAUNCHER='sh;-c;cp .env /tmp/x;:'", block: DENY_RM, expect: "ask" },
+    { command: "cmake -C x.cmake .", block: DENY_RM, expect: "ask" },
+    // Programs installed where later commands find them, and git hooks installed.
+    { command: "npm i -g .", block: DENY_RM, expect: "ask" },
+    { command: "npm link", block: DENY_RM, expect: "ask" },
+    { command: "pip install --user .", block: DENY_RM, expect: "ask" },
+    { command: "cargo install --path .", block: DENY_RM, expect: "ask" },
+    { command: "go install ./...", block: DENY_RM, expect: "ask" },
+    { command: "corepack enable", block: DENY_RM, expect: "ask" },
+    { command: "pre-commit install", block: EDIT_GIT, expect: "deny" },
+    { command: "npx husky", block: EDIT_GIT, expect: "deny" },
+    { command: "git lfs install", block: EDIT_GIT, expect: "deny" },
+    // Ordinary.
+    { command: "gofmt -w . && prettier --write . && prettier --write src/a.ts", block: EDIT_GIT, expect: "allow" },
+    { command: "sort -u notes.txt | sponge notes.txt && dos2unix run.sh", block: EDIT_GIT, expect: "allow" },
+    { command: "7z a out.7z src", block: EDIT_GIT, expect: "allow" },
+    { command: "wget https://example.com/file.tar.gz && curl -O https://example.com/a.tgz", block: EDIT_GIT, expect: "allow" },
+    { command: "strace -o trace.txt true", block: DENY_RM, expect: "allow" },
+    { command: "cmake -S . -B build -DCMAKE_BUILD_TYPE=Release", block: DENY_RM, expect: "allow" },
+    { command: "npm install && npm i -D zod && npm link foo", block: DENY_RM, expect: "allow" },
+    { command: "cargo build && go build ./... && pre-commit run --all-files", block: DENY_RM, expect: "allow" }
+  ])
 })

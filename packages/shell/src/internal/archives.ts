@@ -222,6 +222,11 @@ const sevenZip = (key: string, words: ReadonlyArray<Word>): ArchiveWrites => {
     .slice(1)
     .find((w) => !w.value.startsWith("-"))
     ?.value.toLowerCase()
+  // `7z a|u|d|rn ARCHIVE …` changes the archive, its first operand after the command.
+  if (command === "a" || command === "u" || command === "d" || command === "rn") {
+    const operands = words.slice(1).filter((w) => !w.value.startsWith("-"))
+    return { writes: operands.slice(1, 2), unmodelled: [] }
+  }
   if (command !== "x" && command !== "e") return NOTHING
   const writes: Array<Word> = []
   const unmodelled: Array<string> = []
@@ -254,6 +259,11 @@ const cpio = (words: ReadonlyArray<Word>): ArchiveWrites => {
 const unrar = (words: ReadonlyArray<Word>): ArchiveWrites => {
   const operands = words.slice(1).filter((w) => !w.value.startsWith("-"))
   const command = operands[0]?.value
+  // `7z a|u|d|rn ARCHIVE …` changes the archive, its first operand after the command.
+  if (command === "a" || command === "u" || command === "d" || command === "rn") {
+    const operands = words.slice(1).filter((w) => !w.value.startsWith("-"))
+    return { writes: operands.slice(1, 2), unmodelled: [] }
+  }
   if (command !== "x" && command !== "e") return NOTHING
   const last = operands.at(-1)
   return { writes: operands.length > 2 && last!.value.endsWith("/") ? [last!] : [HERE], unmodelled: [] }

@@ -1452,8 +1452,14 @@ const unwrap = (
       commandNote(command, "unmodelled", `${key} ${option} runs commands this analysis cannot see`)
   }
   for (const option of spec.writes ?? []) {
-    for (const value of options.values.get(option) ?? [])
-      touch(env, command, value, "write", "argument", scope)
+    for (const value of options.values.get(option) ?? []) {
+      // strace's `-o '!cmd'` and `-o '|cmd'` pipe the trace into a command line.
+      if ((key === "strace" || key === "ltrace") && /^[!|]/.test(value.value)) {
+        commandNote(command, "executes", `${key} ${option} pipes its trace into a command`)
+        if (value.isStatic) enqueueText(env, command, value.value.slice(1), "bash", scope, `${key} ${option}`, false)
+        else commandNote(command, "unmodelled", `${key} ${option} runs a command line only known at run time`)
+      } else touch(env, command, value, "write", "argument", scope)
+    }
   }
   // The other values of its options that name a file are read (`dotenv -e .env`, `env-cmd -f
   // .env`: the file's variables go to the command it runs; `rlwrap -f words`), glued ones too

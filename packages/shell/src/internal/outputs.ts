@@ -12,6 +12,7 @@ export const check = (key: string, words: ReadonlyArray<Word>, sink: Sink): void
   switch (key) {
     case "cmake":
       if (words[1]?.value === "-E") subcommand(sink, "cmake -E", words[2], CMAKE_PRINTS)
+      cmakeDefinitions(words, sink)
       return
     case "gio":
       subcommand(sink, "gio", words[1], GIO_READS)
@@ -42,6 +43,21 @@ export const check = (key: string, words: ReadonlyArray<Word>, sink: Sink): void
     case "clang":
     case "clang++":
       compiler(key, words, sink)
+      return
+    case "rename":
+    case "prename":
+    case "file-rename":
+      // perl's rename: new names from an expression (`s/a/.git\/hooks\/x/`).
+      sink.note("unmodelled", `${key} renames files to names its expression makes`)
+      return
+    case "uudecode":
+      // Without -o, it writes the file its input names, with the mode it gives.
+      if (!words.some((w) => /^(-o|--output-file)/.test(w.value)))
+        sink.note("unmodelled", "uudecode writes the file its input names")
+      return
+    case "unshar":
+      sink.note("executes", "unshar runs its input as a shell script")
+      sink.note("unmodelled", "unshar runs a shell script that is not analysed")
       return
     case "zcompile":
       // zsh's zcompile writes FILE.zwc (or its first operand, a .zwc file).
@@ -373,7 +389,10 @@ const PLACE_WORDS: ReadonlySet<string> = new Set([
   "state",
   "data",
   "download",
-  "downloads"
+  "downloads",
+  "backup",
+  "partial",
+  "batch"
 ])
 const PLACE_NOUNS: ReadonlySet<string> = new Set(["dir", "directory", "folder", "file", "path", "location", "to", "into"])
 // What `--output` means in many tools: a format, not a file (`kubectl -o json`, `--output=table`).
@@ -421,6 +440,7 @@ const O_IS_NOT_OUTPUT: ReadonlySet<string> = new Set([
  * its value is spelt as a path.
  */
 const namedOutputs = (key: string, words: ReadonlyArray<Word>, sink: Sink): void => {
+  inPlace(key, words, sink)
   for (let i = 1; i < words.length; i++) {
     const word = words[i]!
     const text = word.value
@@ -433,6 +453,8 @@ const namedOutputs = (key: string, words: ReadonlyArray<Word>, sink: Sink): void
         write(sink, `${key} -o`, value)
       continue
     }
+    // `--write`, `--fix`: flags that rewrite the operands (`inPlace`), no value of their own.
+    if (IN_PLACE_LONG.test(text)) continue
     const at = text.indexOf("=")
     const option = at === -1 ? text : text.slice(0, at)
     const parts = nameWords(option)
@@ -449,5 +471,85 @@ const namedOutputs = (key: string, words: ReadonlyArray<Word>, sink: Sink): void
     const v = value.value
     if (v === "" || v === "-" || /^[0-9]+$/.test(v) || /[={}]/.test(v) || (output && FORMATS.test(v))) continue
     if (place || spelledAsPath(v)) write(sink, option, value)
+  }
+}
+
+// Formatters and fixers that rewrite the files they are given with these options (any
+// program with `--write`, `--in-place`, `--fix`).
+const IN_PLACE_FLAGS: ReadonlyMap<string, RegExp> = new Map([
+  ["gofmt", /^-[a-z]*w/],
+  ["goimports", /^-[a-z]*w/],
+  ["shfmt", /^-[a-z]*w/],
+  ["clang-format", /^-i$/],
+  ["autopep8", /^(-[a-z]*i|--in-place)$/],
+  ["perltidy", /^-b$/]
+])
+const IN_PLACE_LONG = /^--(write|in-?place|fix)(=.*)?$/
+// Package managers and task runners: their flags after a script or task are the task's.
+const PASSES_FLAGS_ON: ReadonlySet<string> = new Set([
+  "npm",
+  "pnpm",
+  "yarn",
+  "bun",
+  "npx",
+  "pnpx",
+  "bunx",
+  "deno",
+  "make",
+  "just",
+  "task",
+  "cargo",
+  "go",
+  "git",
+  "docker",
+  "podman",
+  "uv",
+  "uvx",
+  "poetry",
+  "pipenv",
+  "hatch",
+  "tox",
+  "nox",
+  "nx",
+  "turbo",
+  "lerna"
+])
+
+/**
+ * `prettier --write FILE`, `gofmt -w FILE`, `clang-format -i FILE`: each file named is
+ * written. A folder named (`gofmt -w .`) is written under, which is noted, not judged as a
+ * write of every entry (formatters skip what is not theirs, .git included).
+ */
+const inPlace = (key: string, words: ReadonlyArray<Word>, sink: Sink): void => {
+  const short = IN_PLACE_FLAGS.get(key)
+  // A runner hands such flags on to what it runs (`npm run lint -- --fix`).
+  if (PASSES_FLAGS_ON.has(key)) return
+  const end = words.findIndex((w) => w.value === "--")
+  const given = end === -1 ? words : words.slice(0, end)
+  if (!given.some((w, i) => i > 0 && (IN_PLACE_LONG.test(w.value) || short?.test(w.value) === true))) return
+  for (let i = 1; i < words.length; i++) {
+    const word = words[i]!
+    if (!word.isStatic || (word.value.startsWith("-") && i < (end === -1 ? words.length : end))) continue
+    if (i === end) continue
+    const text = word.value
+    if (text === "." || text === ".." || text.endsWith("/") || word.glob)
+      sink.note("writes", `${key} rewrites files under \`${word.raw}\``)
+    else write(sink, key, word)
+  }
+}
+
+// Cache variables that name programs or code later builds run (`-DCMAKE_C_COMPILER_LAUNCHER=sh;-c;…`).
+const CMAKE_RUNS = /(LAUNCHER|COMPILER|LINKER|PROGRAM|TOOLCHAIN|INCLUDE|EXECUTABLE|COMMAND|_SCRIPT|MODULE_PATH|EMULATOR|RULE_)/i
+
+/** `cmake -D NAME=VALUE` for a variable that names what later builds run; `-C FILE`, `-P FILE`. */
+const cmakeDefinitions = (words: ReadonlyArray<Word>, sink: Sink): void => {
+  for (let i = 1; i < words.length; i++) {
+    const text = words[i]!.value
+    const definition = text === "-D" ? words[i + 1]?.value : text.startsWith("-D") ? text.slice(2) : undefined
+    const name = definition?.split(/[:=]/)[0]
+    if (name !== undefined && CMAKE_RUNS.test(name))
+      sink.note("unmodelled", `cmake -D ${name} names a program or code the build runs`)
+    if (text === "-C" || text === "-P" || /^-[CP]./.test(text))
+      sink.note("unmodelled", `cmake ${text.slice(0, 2)} runs a cmake script`)
   }
 }

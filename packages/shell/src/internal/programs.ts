@@ -707,7 +707,8 @@ export const WRAPPERS: ReadonlyMap<string, WrapperSpec> = new Map<string, Wrappe
         "-wipe"
       ],
       noCommand: ["-ls", "-list", "-wipe", "-r", "-R", "-x"],
-      opaque: ["-X", "-c"]
+      opaque: ["-X", "-c"],
+      writes: ["-Logfile"]
     }
   ],
   ["eatmydata", { valued: [], flags: [] }],
@@ -746,7 +747,10 @@ export const WRAPPERS: ReadonlyMap<string, WrapperSpec> = new Map<string, Wrappe
         "-F",
         "--no-fork",
         "--preserve-credentials"
-      ]
+      ],
+      chdir: ["-w", "--wd"],
+      // Another root: every absolute path the command names is under it.
+      opaque: ["-r", "--root"]
     }
   ],
   [
@@ -787,7 +791,11 @@ export const WRAPPERS: ReadonlyMap<string, WrapperSpec> = new Map<string, Wrappe
     }
   ],
   ["dbus-run-session", { valued: ["--config-file", "--dbus-daemon"], flags: [] }],
-  ["fakeroot", { valued: ["-l", "--lib", "--faked", "-s", "-i"], flags: ["-u", "--unknown-is-real"] }],
+  // `-s FILE` saves the fake ownerships to FILE on exit.
+  [
+    "fakeroot",
+    { valued: ["-l", "--lib", "--faked", "-s", "-i"], flags: ["-u", "--unknown-is-real"], writes: ["-s"] }
+  ],
   ["proxychains", { valued: ["-f"], flags: ["-q"] }],
   ["proxychains4", { valued: ["-f"], flags: ["-q"] }],
   ["torsocks", { valued: ["-u", "-p", "-a", "-P"], flags: ["-i", "-d", "-q"] }],
@@ -831,7 +839,9 @@ export const WRAPPERS: ReadonlyMap<string, WrapperSpec> = new Map<string, Wrappe
         "--map-current-user",
         "--mount-proc",
         "--kill-child"
-      ]
+      ],
+      chdir: ["-w", "--wd"],
+      opaque: ["-R", "--root"]
     }
   ]
 ])
@@ -1506,6 +1516,14 @@ export const PATTERN_FIRST: ReadonlyMap<string, ReadonlyArray<string>> = new Map
 
 /** Programs that write (create, change or remove) every file operand. */
 export const WRITES_ALL: ReadonlySet<string> = new Set([
+  // sponge soaks up its input and writes it to its operand; fallocate sizes its file;
+  // dos2unix and its kin convert their files in place (and write `-n IN OUT`'s OUT).
+  "sponge",
+  "fallocate",
+  "dos2unix",
+  "unix2dos",
+  "mac2unix",
+  "unix2mac",
   "rm",
   "rmdir",
   "unlink",
@@ -1543,7 +1561,15 @@ export const WRITES_ALL: ReadonlySet<string> = new Set([
 ])
 
 /** Programs that write their last file operand (the destination). */
-export const WRITES_LAST: ReadonlySet<string> = new Set(["cp", "install", "ln", "rsync", "scp", "copy-item"])
+export const WRITES_LAST: ReadonlySet<string> = new Set([
+  "cp",
+  "install",
+  "ln",
+  "link",
+  "rsync",
+  "scp",
+  "copy-item"
+])
 
 /**
  * Programs whose second operand is the file they write (`uniq in out`, `xxd in out`), with
@@ -1713,6 +1739,13 @@ const TREE_READERS: ReadonlySet<string> = new Set([
   "tar",
   "zip",
   "7z",
+  "7za",
+  "7zr",
+  "7zz",
+  "pax",
+  "bsdtar",
+  "star",
+  "shar",
   "rsync",
   "compress-archive",
   // A directory moved takes every file under it to a name no rule may protect.
@@ -1722,7 +1755,8 @@ const TREE_READERS: ReadonlySet<string> = new Set([
   "colordiff"
 ])
 const RECURSIVE_FLAGS: ReadonlyMap<string, RegExp> = new Map([
-  ["cp", /^(-[a-zA-Z]*[rRa][a-zA-Z]*|--recursive|--archive)$/],
+  // Long options by any prefix getopt accepts (`--rec`, `--arch`).
+  ["cp", /^(-[a-zA-Z]*[rRa][a-zA-Z]*|--rec(u(r(s(i(v(e)?)?)?)?)?)?|--ar(c(h(i(v(e)?)?)?)?)?)$/],
   ["scp", /^-[a-zA-Z]*r[a-zA-Z]*$/],
   ["copy-item", /^-r(e(c(u(r(s(e)?)?)?)?)?)?$/i],
   ["select-string", /^-r(e(c(u(r(s(e)?)?)?)?)?)?$/i]

@@ -142,8 +142,11 @@ export const check = (key: string, words: ReadonlyArray<Word>, sink: Sink): void
   }
   if (isPip(key)) {
     pip(name, args, sink)
+    if (args.includes("install") && args.some((a) => a === "--user" || a === "--root" || a === "--prefix"))
+      installsPrograms(name, sink)
     return
   }
+  globalInstall(key, name, args, sink)
   if (AWKS.has(key)) {
     awk(name, words, sink)
     return
@@ -354,6 +357,10 @@ export const check = (key: string, words: ReadonlyArray<Word>, sink: Sink): void
       // A wgetrc given on the command line can post or write any file (`post_file`, `output_document`).
       if (args.some((a) => /^--conf(ig?)?(=|$)/.test(a)))
         opaque(sink, `${name} --config reads a configuration that can send or write other files`)
+      downloadNames(name, args, sink)
+      return
+    case "curl":
+      downloadNames(name, args, sink)
       return
     case "openssl":
       if (args.some((a) => /^-(engine|provider|provider-path|config)$/.test(a) || a === "engine"))
@@ -532,6 +539,58 @@ const isPrefix = (value: string, full: string, minimum: number): boolean => {
 
 // pip's configuration names where every later install comes from (options may come first or
 // between the words: `pip -v config --user set …`).
+// Installs of programs into folders on PATH outside the project (`npm i -g`, `cargo
+// install`, `go install`, `corepack enable`): every later command may run what they put
+// there under a name rules were written for. And installers of git hooks, which then run
+// the project's files (`pre-commit install`, `husky`, `git lfs install`).
+const installsPrograms = (name: string, sink: Sink): void =>
+  sink.note("unmodelled", `${name} installs programs outside the project, which later commands may run`)
+const globalInstall = (key: string, name: string, args: ReadonlyArray<string>, sink: Sink): void => {
+  const sub = args.find((a) => !a.startsWith("-"))
+  const global = args.some((a) => a === "-g" || a === "--global" || /^--location=global$/.test(a))
+  switch (key) {
+    case "npm":
+    case "pnpm":
+    case "bun":
+      if ((global && /^(i|in|ins|inst|insta|instal|install|add|isntall|link|ln|update|up|upgrade)$/.test(sub ?? "")) || ((sub === "link" || sub === "ln") && args.filter((a) => !a.startsWith("-")).length === 1))
+        installsPrograms(name, sink)
+      return
+    case "yarn":
+      if (sub === "global" || (global && sub === "add")) installsPrograms(name, sink)
+      return
+    case "cargo":
+    case "go":
+    case "gem":
+    case "pipx":
+      if (sub === "install") installsPrograms(name, sink)
+      return
+    case "uv":
+      if (sub === "tool" && args.includes("install")) installsPrograms(name, sink)
+      return
+    case "corepack":
+      if (sub === "enable" || sub === "install") installsPrograms(name, sink)
+      return
+    case "pre-commit":
+    case "lefthook":
+    case "overcommit":
+      if (sub === "install" || args.includes("--install")) hookInstall(name, sink)
+      return
+    case "husky":
+    case "simple-git-hooks":
+      hookInstall(name, sink)
+      return
+    case "git-lfs":
+      if (sub === "install") hookInstall(name, sink)
+      return
+    default:
+      return
+  }
+}
+const hookInstall = (name: string, sink: Sink): void => {
+  sink.note("executes", `${name} installs git hooks, which run the project's files on later git commands`)
+  sink.path(".git/hooks/pre-commit", "write")
+}
+
 const pip = (name: string, args: ReadonlyArray<string>, sink: Sink): void => {
   const at = args.indexOf("config")
   const action =
@@ -998,6 +1057,48 @@ const extCommand = (spec: string): string => {
     .join(" ")
 }
 
+// Where wget and curl name what they save: from the URL's path (`wget -x -nH URL/.git/config`
+// writes .git/config; `wget URL` and `curl -O URL` its last part), from what the server says
+// (`--content-disposition`, `-r`), or from URL globs (`curl URL/{a,b} -o '#1'`). The folders
+// and files named in the URL are not followed; a plain download's name is judged.
+const WGET_URL_PATHS =
+  /^(-[a-zA-Z]*[xrmp][a-zA-Z]*|--force-dir.*|--rec.*|--mirror|--page-req.*|--content-disp.*|--trust-server.*)$/
+const downloadNames = (name: string, args: ReadonlyArray<string>, sink: Sink): void => {
+  const curl = name === "curl" || name.endsWith("/curl")
+  const urls = args.filter((a) => URL_LIKE.test(a))
+  if (curl) {
+    if (args.some((a, i) => /#\d/.test(a) && /^(-o|--output)$/.test(args[i - 1] ?? "")) || args.some((a) => /^-[a-zA-Z]*o.*#\d|^--output=.*#\d/.test(a)))
+      sink.note("unmodelled", `${name} names its output after a URL glob (#1): which files it writes is not followed`)
+    const remoteName = args.some((a) => a === "--remote-name" || a === "--remote-name-all" || /^-[a-zA-Z]*O/.test(a))
+    if (remoteName) for (const url of urls) savedName(name, url, sink)
+    return
+  }
+  if (args.some((a) => WGET_URL_PATHS.test(a)))
+    sink.note("unmodelled", `${name} names the files it saves after the URL's folders or the server: not followed`)
+  else if (!args.some((a) => /^(-[a-zA-Z]*[OP]|--output-document|--directory-prefix|-i|--input-file)/.test(a)))
+    for (const url of urls) savedName(name, url, sink)
+}
+const URL_LIKE = /^[a-z][a-z0-9+.-]*:\/\//i
+// The last part of a URL's path, as a download saves it (globs and queries aside).
+const savedName = (name: string, url: string, sink: Sink): void => {
+  const path = url.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/]*/i, "").replace(/[?#].*$/s, "")
+  if (/[{}[\]]/.test(path)) {
+    sink.note("unmodelled", `${name} saves files named after the URL glob \`${url}\`: not followed`)
+    return
+  }
+  const last = path.slice(path.lastIndexOf("/") + 1)
+  if (last === "" || last === "." || last === "..") return
+  sink.note("writes", `${name} saves \`${last}\``)
+  sink.path(decodeURIComponentSafe(last), "write")
+}
+const decodeURIComponentSafe = (text: string): string => {
+  try {
+    return decodeURIComponent(text)
+  } catch {
+    return text
+  }
+}
+
 const GIT_EXECUTING_KEYS =
   /^(core\.(pager|editor|sshcommand|fsmonitor|hookspath|askpass|gitproxy|alternaterefscommand)|diff\..*\.(command|textconv)|diff\.external|merge\..*\.driver|filter\..*\.(clean|smudge|process)|credential\.helper|pager\..*|sequence\.editor|gpg\.program|gpg\..*\.program|uploadpack\.packobjectshook|include\.path|includeif\..*|remote\..*\.(uploadpack|receivepack|proxy)|sendemail\.(.*\.)?(tocmd|cccmd|headercmd|sendmailcmd|smtpserver)|url\..*|http\.proxy|protocol\..*|alias\..*|submodule\..*\.update|core\.editor|trailer\..*\.(command|cmd)|gpg\.ssh\.defaultkeycommand|man\.viewer|man\..*\.(cmd|path)|(help|web)\.browser|browser\..*\.(cmd|path)|credential\..*\.helper|(merge|diff)tool\..*\.(cmd|path)|guitool\..*\.cmd|interactive\.difffilter|.*\.(cmd|command|helper|program|driver|textconv|hook))$/i
 // Keys whose value is a file git reads and puts in what it writes or prints (a commit
@@ -1110,6 +1211,10 @@ const git = (name: string, words: ReadonlyArray<Word>, sink: Sink): void => {
       sink,
       `${name} ${sub} is not a git command: it runs an alias from configuration or a git-${sub} program`
     )
+  }
+  if (sub === "lfs" && rest[0] === "install") {
+    sink.note("executes", `${name} lfs install installs git hooks and writes the global configuration`)
+    sink.path(".git/hooks/pre-push", "write")
   }
   // `git maintenance start|register` writes the global configuration and schedules git to
   // run later (cron, systemd, launchd): outside what any rule judged.

@@ -601,6 +601,9 @@ const tmux = (words: ReadonlyArray<Word>, ops: Ops): void => {
     return
   }
   ops.note("executes", `tmux ${sub.value} runs a shell command`)
+  // `-c DIR`: the command runs there, which is not followed.
+  if (words.slice(i + 1).some((w) => w.value === "-c" || /^-[a-zA-Z]*c./.test(w.value)))
+    ops.note("unmodelled", `tmux ${sub.value} -c runs its command in another directory, which is not followed`)
   let j = i + 1
   while (
     j < words.length &&
@@ -939,7 +942,14 @@ const NPM_NAMES_THAT_RUN = [
   "globalconfig",
   "shell",
   "call",
-  "prefix"
+  "prefix",
+  // Programs npm starts for `npm edit`, `npm help`, `npm repo`, git dependencies.
+  "editor",
+  "git",
+  "browser",
+  "viewer",
+  "init-module",
+  "onload-script"
 ]
 const npmAbbreviates = (text: string): boolean => {
   if (!text.startsWith("-")) return false
