@@ -684,10 +684,25 @@ const projectHolder = (root: string): ((directory: string) => boolean) => {
   }
 }
 
-// Whether `path` or a folder it is in is among the paths written.
-const writtenWithin = (written: ReadonlySet<string>, path: string): boolean => {
-  for (let at = path.length; at > 0; at = path.lastIndexOf(NodePath.sep, at - 1))
-    if (written.has(path.slice(0, at))) return true
+// The paths written that may hold names the text makes: all but the destinations of mv, cp,
+// install and link, whose new names are writes of their own (`mv a tests/`: tests/a) and
+// whose sources are judged as read, whole folders too (`cp -r . y` reads .env).
+const COPIERS: ReadonlySet<string> = new Set(["mv", "cp", "install", "link"])
+const treesWritten = (analysis: ShellAnalysis.Analysis): ReadonlySet<string> => {
+  const out = new Set<string>()
+  for (const p of analysis.paths) {
+    if (p.access !== "write") continue
+    const program = analysis.commands[p.command ?? -1]?.argv[0]
+    if (program !== undefined && COPIERS.has(baseName(program))) continue
+    out.add(p.path)
+  }
+  return out
+}
+
+// Whether `directory` or a folder it is in is among the paths written.
+const writtenWithin = (written: ReadonlySet<string>, directory: string): boolean => {
+  for (let at = directory.length; at > 0; at = directory.lastIndexOf(NodePath.sep, at - 1))
+    if (written.has(directory.slice(0, at))) return true
   return false
 }
 
@@ -702,6 +717,20 @@ const readPatterns = (analysis: ShellAnalysis.Analysis, written: ReadonlySet<str
   // each folder is listed once per reading, and each name looked up once.
   let expanded: Set<string> | undefined
   let folds: Map<string, boolean> | undefined
+  // Per folder, whether it or one it is in is written with what may be new names in it
+  // (many paths share a folder).
+  let writtenFolders: Map<string, boolean> | undefined
+  let trees: ReadonlySet<string> | undefined
+  const writtenBelow = (directory: string): boolean => {
+    writtenFolders ??= new Map()
+    let known = writtenFolders.get(directory)
+    if (known === undefined) {
+      trees ??= treesWritten(analysis)
+      known = writtenWithin(trees, directory)
+      writtenFolders.set(directory, known)
+    }
+    return known
+  }
   const foldsHere = (file: string): boolean => {
     folds ??= new Map()
     const known = folds.get(file)
@@ -715,7 +744,8 @@ const readPatterns = (analysis: ShellAnalysis.Analysis, written: ReadonlySet<str
     // A path that does not exist reads nothing (`git commit -m "a message"`, `npm i zod` name
     // no file), unless the text itself writes it or a folder it is in first (`mv .env a.env &&
     // cat a.env`, `git clone . y && cat y/.env`, `cp --rec . y; cat y/.env`).
-    if (!path.exists && (written.size === 0 || !writtenWithin(written, path.path))) continue
+    if (!path.exists && (written.size === 0 || !(written.has(path.path) || writtenBelow(path.directory))))
+      continue
     const inside = path.inside && path.relative !== undefined
     const name = inside ? path.relative || "." : path.path
     out.push(name)
