@@ -699,12 +699,6 @@ const treesWritten = (analysis: ShellAnalysis.Analysis): ReadonlySet<string> => 
   return out
 }
 
-// Whether `directory` or a folder it is in is among the paths written.
-const writtenWithin = (written: ReadonlySet<string>, directory: string): boolean => {
-  for (let at = directory.length; at > 0; at = directory.lastIndexOf(NodePath.sep, at - 1))
-    if (written.has(directory.slice(0, at))) return true
-  return false
-}
 
 // `written`: the paths the text writes (`PathSummary.written`).
 const readPatterns = (analysis: ShellAnalysis.Analysis, written: ReadonlySet<string>): Array<string> => {
@@ -726,7 +720,12 @@ const readPatterns = (analysis: ShellAnalysis.Analysis, written: ReadonlySet<str
     let known = writtenFolders.get(directory)
     if (known === undefined) {
       trees ??= treesWritten(analysis)
-      known = writtenWithin(trees, directory)
+      // Each folder above is asked once, through this memo. (Whatever the order of the
+      // commands: a function or a loop runs a read written before the write again after it.)
+      const cut = directory.lastIndexOf(NodePath.sep)
+      known =
+        trees.size > 0 &&
+        (trees.has(directory) || (cut > 0 && writtenBelow(directory.slice(0, cut))))
       writtenFolders.set(directory, known)
     }
     return known

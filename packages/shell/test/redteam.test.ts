@@ -2732,6 +2732,8 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "mkdir y2 && GIT_WORK_TREE=y2 git checkout HEAD -- . && cat y2/.env", block: OPEN_READS, expect: "deny" },
     { command: "cp --rec . y; cat y/.env", block: OPEN_READS, expect: "deny" },
     { command: "git stash -a && git worktree add -q y 'stash^3' && cat y/.env", block: OPEN_READS, expect: "deny" },
+    // Whatever the order: a function (or a loop) runs the read again after the copy.
+    { command: "f() { cat y/.env; }; git clone -q . y; f", block: OPEN_READS, expect: "deny" },
     // Ordinary: what does not exist and nothing writes reads nothing.
     { command: `git commit -m "a message"`, block: OPEN_READS, expect: "allow" },
     { command: "mkdir out && cat out/x.txt", block: OPEN_READS, expect: "allow" },

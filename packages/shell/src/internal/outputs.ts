@@ -394,6 +394,9 @@ const PLACE_WORDS: ReadonlySet<string> = new Set([
   "partial",
   "batch"
 ])
+// Whether an option's name holds any of those words (a quick test before `nameWords`).
+const MAY_NAME_PLACE =
+  /out|dest|log|pid|lock|junit|te?mp|work|save|cache|report|dump|prefix|root|store|target|export|write|socket|coverage|artifact|snapshot|trace|record|archive|build|dist|install|state|data|download|backup|partial|batch/i
 const PLACE_NOUNS: ReadonlySet<string> = new Set(["dir", "directory", "folder", "file", "path", "location", "to", "into"])
 // What `--output` means in many tools: a format, not a file (`kubectl -o json`, `--output=table`).
 const FORMATS =
@@ -457,6 +460,8 @@ const namedOutputs = (key: string, words: ReadonlyArray<Word>, sink: Sink): void
     if (IN_PLACE_LONG.test(text)) continue
     const at = text.indexOf("=")
     const option = at === -1 ? text : text.slice(0, at)
+    // Most options name no place: one look at the text before splitting it into words.
+    if (!MAY_NAME_PLACE.test(option)) continue
     const parts = nameWords(option)
     const output = parts.some((part) => OUTPUT_WORDS.has(part))
     const place = output || (parts.some((part) => PLACE_WORDS.has(part)) && parts.some((part) => PLACE_NOUNS.has(part)))
