@@ -699,7 +699,6 @@ const treesWritten = (analysis: ShellAnalysis.Analysis): ReadonlySet<string> => 
   return out
 }
 
-
 // `written`: the paths the text writes (`PathSummary.written`).
 const readPatterns = (analysis: ShellAnalysis.Analysis, written: ReadonlySet<string>): Array<string> => {
   const out: Array<string> = []
@@ -723,9 +722,7 @@ const readPatterns = (analysis: ShellAnalysis.Analysis, written: ReadonlySet<str
       // Each folder above is asked once, through this memo. (Whatever the order of the
       // commands: a function or a loop runs a read written before the write again after it.)
       const cut = directory.lastIndexOf(NodePath.sep)
-      known =
-        trees.size > 0 &&
-        (trees.has(directory) || (cut > 0 && writtenBelow(directory.slice(0, cut))))
+      known = trees.size > 0 && (trees.has(directory) || (cut > 0 && writtenBelow(directory.slice(0, cut))))
       writtenFolders.set(directory, known)
     }
     return known

@@ -394,12 +394,15 @@ const declarationProblems = (node: SyntaxNode, ctx: Context): void => {
     if (!child.isNamed || child.type === "variable_assignment" || child.type === "variable_name") continue
     const word = wordOf(child, ctx)
     if (!word.isStatic) {
-      ctx.out.problems.push(`\`${clip(node.text)}\` declares what is only known at run time, which bash may evaluate`)
+      ctx.out.problems.push(
+        `\`${clip(node.text)}\` declares what is only known at run time, which bash may evaluate`
+      )
       continue
     }
     if (/^-[a-zA-Z]*i/.test(word.value)) ctx.out.problems.push(`\`${clip(node.text)}\` ${INTEGER_NOTE}`)
     if (/^[-+][a-zA-Z]*A/.test(word.value)) associative = true
-    else if (word.value.includes("=(")) ctx.out.problems.push(`\`${clip(node.text)}\` gives a compound value in a word, which bash evaluates`)
+    else if (word.value.includes("=("))
+      ctx.out.problems.push(`\`${clip(node.text)}\` gives a compound value in a word, which bash evaluates`)
   }
   if (!associative) for (const child of node.namedChildren) indexedSubscripts(child, ctx)
 }
@@ -407,12 +410,18 @@ const declarationProblems = (node: SyntaxNode, ctx: Context): void => {
 // `builtin declare -i n`: the options of the declaration a wrapper runs.
 const wrappedDeclaration = (words: ReadonlyArray<Word>, ctx: Context): void => {
   let i = 0
-  while (i < words.length && (DECLARING_WRAPPERS.has(words[i]!.value) || /^-[pvV]+$/.test(words[i]!.value))) i++
+  while (i < words.length && (DECLARING_WRAPPERS.has(words[i]!.value) || /^-[pvV]+$/.test(words[i]!.value)))
+    i++
   if (!DECLARATIONS.has(words[i]?.value ?? "")) return
   for (const word of words.slice(i + 1)) {
-    if (!word.isStatic) ctx.out.problems.push(`\`${clip(word.raw)}\` is given to a declaration only at run time, which bash may evaluate`)
+    if (!word.isStatic)
+      ctx.out.problems.push(
+        `\`${clip(word.raw)}\` is given to a declaration only at run time, which bash may evaluate`
+      )
     else if (/^-[a-zA-Z]*i/.test(word.value) || word.value.includes("=("))
-      ctx.out.problems.push(`\`${clip(words.map((w) => w.raw).join(" "))}\` ${INTEGER_NOTE}, or a compound value`)
+      ctx.out.problems.push(
+        `\`${clip(words.map((w) => w.raw).join(" "))}\` ${INTEGER_NOTE}, or a compound value`
+      )
   }
 }
 
@@ -628,7 +637,9 @@ const buildCommand = (node: SyntaxNode, redirects: Array<RawRedirect>, ctx: Cont
       // them (`'a'\ b` is one word to bash, two without the `\ ` here).
       const gap = ctx.source.slice(previous.endIndex, child.startIndex)
       if (!BETWEEN_WORDS.test(gap))
-        problems.push(`tree-sitter dropped \`${clip(gap)}\` between \`${clip(previous.text)}\` and \`${clip(child.text)}\``)
+        problems.push(
+          `tree-sitter dropped \`${clip(gap)}\` between \`${clip(previous.text)}\` and \`${clip(child.text)}\``
+        )
     }
     if (translated !== undefined && translated.end === child.startIndex && WORD_PARTS.has(type)) {
       const word = words[translated.at]!
@@ -671,7 +682,11 @@ const buildCommand = (node: SyntaxNode, redirects: Array<RawRedirect>, ctx: Cont
       case "comment":
         break
       default:
-        if (type === "$" && child.nextSibling?.startIndex === child.endIndex && child.nextSibling.text[0] === '"') {
+        if (
+          type === "$" &&
+          child.nextSibling?.startIndex === child.endIndex &&
+          child.nextSibling.text[0] === '"'
+        ) {
           // `$"…"` split by the grammar into `$` and a string (or a concatenation that starts
           // with one: `$"".env`): one word, never static.
           const next = child.nextSibling

@@ -893,7 +893,8 @@ export const argumentPaths = (
     // `git mv SRC… DST` moves its sources away and writes DST (`git mv run.sh
     // .git/hooks/pre-commit` moves the file there, although git calls the path invalid).
     for (const word of words.slice(start + 1))
-      if (!(word.isStatic && word.value.startsWith("-"))) touch(env, command, word, "write", "argument", scope)
+      if (!(word.isStatic && word.value.startsWith("-")))
+        touch(env, command, word, "write", "argument", scope)
   }
   if (key === "git" && words[start]?.value === "worktree" && words[start + 1]?.value === "add") {
     // `git worktree add [-b NAME] PATH [COMMIT]` checks the tree out at PATH.

@@ -377,8 +377,10 @@ const interpretRaw = (
   for (const assignment of raw.assignments)
     checkAssignment(env, command, assignment, raw.assignments, scope, prefixed)
   if (raw.declared !== undefined) {
-    const exported = words.words[0]?.value === "export" || words.words.some((w) => /^-[a-zA-Z]*x/.test(w.value))
-    for (const assignment of raw.declared) checkAssignment(env, command, assignment, raw.declared, scope, exported)
+    const exported =
+      words.words[0]?.value === "export" || words.words.some((w) => /^-[a-zA-Z]*x/.test(w.value))
+    for (const assignment of raw.declared)
+      checkAssignment(env, command, assignment, raw.declared, scope, exported)
   }
   for (const redirect of raw.redirects) commandRedirect(env, command, redirect, scope)
   // Input from the command line: a pipe, a here-document or here-string; a wrapped command
@@ -950,20 +952,33 @@ const valuePaths = (
   exported: boolean
 ): void => {
   const { name, value } = assignment
-  if (NOT_PATHS.test(name.toUpperCase()) || (!exported && !(/^[A-Z][A-Z0-9_]*$/.test(name) && PATH_LIKE_NAME.test(name)))) return
+  if (
+    NOT_PATHS.test(name.toUpperCase()) ||
+    (!exported && !(/^[A-Z][A-Z0-9_]*$/.test(name) && PATH_LIKE_NAME.test(name)))
+  )
+    return
   if (!value.isStatic) {
     if (PATH_LIKE_NAME.test(name) || /[/\\]/.test(value.raw))
       commandNote(command, "unmodelled", `${name} is set to \`${value.raw}\`, a path only known at run time`)
     return
   }
-  const parts = value.value.includes(":") && !URL_LIKE.test(value.value) ? value.value.split(":") : [value.value]
+  const parts =
+    value.value.includes(":") && !URL_LIKE.test(value.value) ? value.value.split(":") : [value.value]
   for (const part of parts) {
     if (part === "" || URL_LIKE.test(part)) continue
     const word: Word =
       parts.length === 1
         ? value
-        : { ...value, value: part, raw: part, path: part.startsWith("~/") ? env.home() + part.slice(1) : part }
-    if (word.path === undefined || !(/^[/~.]/.test(word.path) || word.path.includes("/") || namesFile(env, word, scope)))
+        : {
+            ...value,
+            value: part,
+            raw: part,
+            path: part.startsWith("~/") ? env.home() + part.slice(1) : part
+          }
+    if (
+      word.path === undefined ||
+      !(/^[/~.]/.test(word.path) || word.path.includes("/") || namesFile(env, word, scope))
+    )
       continue
     touch(env, command, word, "read", "argument", scope)
     touch(env, command, word, "write", "argument", scope)
@@ -1206,7 +1221,10 @@ const special = (
       if (words.slice(1).some((w) => !w.isStatic || /^-[a-zA-Z]*e/.test(w.value))) {
         commandNote(command, "unmodelled", "zstyle -e stores code that later look-ups run")
         // Judged as well, so that a deny holds: the code is its words after the pattern and style.
-        const code = words.slice(1).filter((w) => !w.value.startsWith("-")).slice(2)
+        const code = words
+          .slice(1)
+          .filter((w) => !w.value.startsWith("-"))
+          .slice(2)
         if (code.length > 0 && code.every((w) => w.isStatic))
           enqueueText(env, command, code.map((w) => w.value).join(" "), "bash", scope, "zstyle -e", false)
       }
@@ -1456,7 +1474,8 @@ const unwrap = (
       // strace's `-o '!cmd'` and `-o '|cmd'` pipe the trace into a command line.
       if ((key === "strace" || key === "ltrace") && /^[!|]/.test(value.value)) {
         commandNote(command, "executes", `${key} ${option} pipes its trace into a command`)
-        if (value.isStatic) enqueueText(env, command, value.value.slice(1), "bash", scope, `${key} ${option}`, false)
+        if (value.isStatic)
+          enqueueText(env, command, value.value.slice(1), "bash", scope, `${key} ${option}`, false)
         else commandNote(command, "unmodelled", `${key} ${option} runs a command line only known at run time`)
       } else touch(env, command, value, "write", "argument", scope)
     }
@@ -1499,7 +1518,11 @@ const unwrap = (
         // `PATH=$PATH:/x`: a name as written, a value known at run time.
         const named = /^([A-Za-z_][A-Za-z0-9_]*)=/.exec(word.raw)
         if (named === null)
-          commandNote(command, "unmodelled", `${key}: \`${word.raw}\` may set a variable only known at run time`)
+          commandNote(
+            command,
+            "unmodelled",
+            `${key}: \`${word.raw}\` may set a variable only known at run time`
+          )
         else {
           const cut = named[0].length
           const value = { ...word, value: word.value.slice(cut), raw: word.raw.slice(cut), path: undefined }

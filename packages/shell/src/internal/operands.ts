@@ -668,12 +668,32 @@ const exMode = (words: ReadonlyArray<Word>): boolean => {
  */
 // Python modules that run code from their arguments or input (`-m timeit -s CODE`, the
 // debugger's commands, a REPL).
-const CODE_MODULES: ReadonlySet<string> = new Set(["pdb", "code", "asyncio", "timeit", "idlelib", "ipdb", "pudb", "IPython"])
+const CODE_MODULES: ReadonlySet<string> = new Set([
+  "pdb",
+  "code",
+  "asyncio",
+  "timeit",
+  "idlelib",
+  "ipdb",
+  "pudb",
+  "IPython"
+])
 // Compilers and assemblers that read their source from the input for `-` (cpp and as also
 // with no source named): what it includes (`#include ".env"`, `.incbin`) is not followed.
 // Their options whose value is the next word (it names no source).
 const SOURCE_VALUED = /^(-o|-I|-D|-U|-x|-MF|-MT|-MQ|-include|-imacros|-isystem|--defsym)$/
-const SOURCE_FROM_INPUT: ReadonlySet<string> = new Set(["cpp", "cc", "gcc", "g++", "c++", "clang", "clang++", "as", "rustc", "tcc"])
+const SOURCE_FROM_INPUT: ReadonlySet<string> = new Set([
+  "cpp",
+  "cc",
+  "gcc",
+  "g++",
+  "c++",
+  "clang",
+  "clang++",
+  "as",
+  "rustc",
+  "tcc"
+])
 
 export const programFromInput = (key: string, words: ReadonlyArray<Word>, sink: Sink, fed: boolean): void => {
   const name = words[0]!.value
@@ -690,7 +710,9 @@ export const programFromInput = (key: string, words: ReadonlyArray<Word>, sink: 
   if (key === "perl" && words.some((w) => /^-[a-zA-Z]*d/.test(w.value)))
     opaque(sink, `${name} -d runs the debugger, which takes commands from its input`)
   if (fed && SOURCE_FROM_INPUT.has(key)) {
-    const operands = words.slice(1).filter((w, i) => (!w.value.startsWith("-") || w.value === "-") && !SOURCE_VALUED.test(words[i]!.value))
+    const operands = words
+      .slice(1)
+      .filter((w, i) => (!w.value.startsWith("-") || w.value === "-") && !SOURCE_VALUED.test(words[i]!.value))
     if (words.some((w) => w.value === "-") || ((key === "cpp" || key === "as") && operands.length === 0))
       opaque(sink, `${name} reads source from its input, whose included files are not followed`)
   }

@@ -265,7 +265,8 @@ const compiler = (key: string, words: ReadonlyArray<Word>, sink: Sink): void => 
     sink.note("unmodelled", `${key} ${option.raw}: writes files this analysis does not follow`)
   // `-wrapper sh,-c,…` runs every pass through a program; plugins and `-B` folders are code.
   const runs = words.find((w) => /^(-wrapper|-fplugin|-B|--?specs|-fuse-ld=\/|--ld-path)/.test(w.value))
-  if (runs !== undefined) sink.note("unmodelled", `${key} ${runs.raw}: runs or loads programs this analysis does not see`)
+  if (runs !== undefined)
+    sink.note("unmodelled", `${key} ${runs.raw}: runs or loads programs this analysis does not see`)
 }
 
 // rustc's code-generation options that name programs or code it runs (`-C linker=./x`,
@@ -273,12 +274,17 @@ const compiler = (key: string, words: ReadonlyArray<Word>, sink: Sink): void => 
 const rustc = (words: ReadonlyArray<Word>, sink: Sink): void => {
   for (let i = 1; i < words.length; i++) {
     const text = words[i]!.value
-    const codegen = text === "-C" || text === "--codegen" ? words[i + 1]?.value : /^(-C|--codegen=)(.+)$/.exec(text)?.[2]
+    const codegen =
+      text === "-C" || text === "--codegen" ? words[i + 1]?.value : /^(-C|--codegen=)(.+)$/.exec(text)?.[2]
     if (
-      (codegen !== undefined && /^(linker|link-args?|llvm-args|codegen-backend|link-self-contained)/.test(codegen)) ||
+      (codegen !== undefined &&
+        /^(linker|link-args?|llvm-args|codegen-backend|link-self-contained)/.test(codegen)) ||
       /^-Z/.test(text)
     )
-      sink.note("unmodelled", `rustc ${text} ${codegen ?? ""}: runs or loads programs this analysis does not see`)
+      sink.note(
+        "unmodelled",
+        `rustc ${text} ${codegen ?? ""}: runs or loads programs this analysis does not see`
+      )
   }
 }
 
@@ -397,7 +403,16 @@ const PLACE_WORDS: ReadonlySet<string> = new Set([
 // Whether an option's name holds any of those words (a quick test before `nameWords`).
 const MAY_NAME_PLACE =
   /out|dest|log|pid|lock|junit|te?mp|work|save|cache|report|dump|prefix|root|store|target|export|write|socket|coverage|artifact|snapshot|trace|record|archive|build|dist|install|state|data|download|backup|partial|batch/i
-const PLACE_NOUNS: ReadonlySet<string> = new Set(["dir", "directory", "folder", "file", "path", "location", "to", "into"])
+const PLACE_NOUNS: ReadonlySet<string> = new Set([
+  "dir",
+  "directory",
+  "folder",
+  "file",
+  "path",
+  "location",
+  "to",
+  "into"
+])
 // What `--output` means in many tools: a format, not a file (`kubectl -o json`, `--output=table`).
 const FORMATS =
   /^(json|jsonc|jsonl|ndjson|json-lines|yaml|yml|toml|ini|wide|table|text|txt|name|names|tsv|csv|none|human|raw|plain|pretty|short|full|oneline|html|xml|markdown|md|junit|github|gitlab|compact|verbose|quiet|silent|stylish|unix|checkstyle|sarif|summary|tap|dot|spec|list|default|simple|terse|minimal|env|shell|bash|zsh|fish|powershell|code|stdout|stderr|both|all|auto|color|rich|lcov|cobertura|clover|hex|base64|binary|svg|png|pdf|mermaid|graphviz)$/i
@@ -464,7 +479,8 @@ const namedOutputs = (key: string, words: ReadonlyArray<Word>, sink: Sink): void
     if (!MAY_NAME_PLACE.test(option)) continue
     const parts = nameWords(option)
     const output = parts.some((part) => OUTPUT_WORDS.has(part))
-    const place = output || (parts.some((part) => PLACE_WORDS.has(part)) && parts.some((part) => PLACE_NOUNS.has(part)))
+    const place =
+      output || (parts.some((part) => PLACE_WORDS.has(part)) && parts.some((part) => PLACE_NOUNS.has(part)))
     const loose = !place && parts.some((part) => PLACE_WORDS.has(part))
     if (!place && !loose) continue
     const value = at === -1 ? words[i + 1] : glued(word, text.slice(at + 1))
@@ -474,7 +490,8 @@ const namedOutputs = (key: string, words: ReadonlyArray<Word>, sink: Sink): void
       continue
     }
     const v = value.value
-    if (v === "" || v === "-" || /^[0-9]+$/.test(v) || /[={}]/.test(v) || (output && FORMATS.test(v))) continue
+    if (v === "" || v === "-" || /^[0-9]+$/.test(v) || /[={}]/.test(v) || (output && FORMATS.test(v)))
+      continue
     if (place || spelledAsPath(v)) write(sink, option, value)
   }
 }
@@ -544,7 +561,8 @@ const inPlace = (key: string, words: ReadonlyArray<Word>, sink: Sink): void => {
 }
 
 // Cache variables that name programs or code later builds run (`-DCMAKE_C_COMPILER_LAUNCHER=sh;-c;…`).
-const CMAKE_RUNS = /(LAUNCHER|COMPILER|LINKER|PROGRAM|TOOLCHAIN|INCLUDE|EXECUTABLE|COMMAND|_SCRIPT|MODULE_PATH|EMULATOR|RULE_)/i
+const CMAKE_RUNS =
+  /(LAUNCHER|COMPILER|LINKER|PROGRAM|TOOLCHAIN|INCLUDE|EXECUTABLE|COMMAND|_SCRIPT|MODULE_PATH|EMULATOR|RULE_)/i
 
 /** `cmake -D NAME=VALUE` for a variable that names what later builds run; `-C FILE`, `-P FILE`. */
 const cmakeDefinitions = (words: ReadonlyArray<Word>, sink: Sink): void => {

@@ -552,7 +552,11 @@ const globalInstall = (key: string, name: string, args: ReadonlyArray<string>, s
     case "npm":
     case "pnpm":
     case "bun":
-      if ((global && /^(i|in|ins|inst|insta|instal|install|add|isntall|link|ln|update|up|upgrade)$/.test(sub ?? "")) || ((sub === "link" || sub === "ln") && args.filter((a) => !a.startsWith("-")).length === 1))
+      if (
+        (global &&
+          /^(i|in|ins|inst|insta|instal|install|add|isntall|link|ln|update|up|upgrade)$/.test(sub ?? "")) ||
+        ((sub === "link" || sub === "ln") && args.filter((a) => !a.startsWith("-")).length === 1)
+      )
         installsPrograms(name, sink)
       return
     case "yarn":
@@ -1067,15 +1071,28 @@ const downloadNames = (name: string, args: ReadonlyArray<string>, sink: Sink): v
   const curl = name === "curl" || name.endsWith("/curl")
   const urls = args.filter((a) => URL_LIKE.test(a))
   if (curl) {
-    if (args.some((a, i) => /#\d/.test(a) && /^(-o|--output)$/.test(args[i - 1] ?? "")) || args.some((a) => /^-[a-zA-Z]*o.*#\d|^--output=.*#\d/.test(a)))
-      sink.note("unmodelled", `${name} names its output after a URL glob (#1): which files it writes is not followed`)
-    const remoteName = args.some((a) => a === "--remote-name" || a === "--remote-name-all" || /^-[a-zA-Z]*O/.test(a))
+    if (
+      args.some((a, i) => /#\d/.test(a) && /^(-o|--output)$/.test(args[i - 1] ?? "")) ||
+      args.some((a) => /^-[a-zA-Z]*o.*#\d|^--output=.*#\d/.test(a))
+    )
+      sink.note(
+        "unmodelled",
+        `${name} names its output after a URL glob (#1): which files it writes is not followed`
+      )
+    const remoteName = args.some(
+      (a) => a === "--remote-name" || a === "--remote-name-all" || /^-[a-zA-Z]*O/.test(a)
+    )
     if (remoteName) for (const url of urls) savedName(name, url, sink)
     return
   }
   if (args.some((a) => WGET_URL_PATHS.test(a)))
-    sink.note("unmodelled", `${name} names the files it saves after the URL's folders or the server: not followed`)
-  else if (!args.some((a) => /^(-[a-zA-Z]*[OP]|--output-document|--directory-prefix|-i|--input-file)/.test(a)))
+    sink.note(
+      "unmodelled",
+      `${name} names the files it saves after the URL's folders or the server: not followed`
+    )
+  else if (
+    !args.some((a) => /^(-[a-zA-Z]*[OP]|--output-document|--directory-prefix|-i|--input-file)/.test(a))
+  )
     for (const url of urls) savedName(name, url, sink)
 }
 const URL_LIKE = /^[a-z][a-z0-9+.-]*:\/\//i
@@ -1219,7 +1236,10 @@ const git = (name: string, words: ReadonlyArray<Word>, sink: Sink): void => {
   // `git maintenance start|register` writes the global configuration and schedules git to
   // run later (cron, systemd, launchd): outside what any rule judged.
   if (sub === "maintenance" && rest.some((a) => a === "start" || a === "register"))
-    opaque(sink, `${name} maintenance ${rest[0] ?? ""} schedules git runs and writes the global configuration`)
+    opaque(
+      sink,
+      `${name} maintenance ${rest[0] ?? ""} schedules git runs and writes the global configuration`
+    )
   rest.forEach((a, index) => {
     if (a.startsWith("ext::")) {
       sink.note("executes", `${name} ext:: transport runs a program`)

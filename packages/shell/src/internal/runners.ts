@@ -603,7 +603,10 @@ const tmux = (words: ReadonlyArray<Word>, ops: Ops): void => {
   ops.note("executes", `tmux ${sub.value} runs a shell command`)
   // `-c DIR`: the command runs there, which is not followed.
   if (words.slice(i + 1).some((w) => w.value === "-c" || /^-[a-zA-Z]*c./.test(w.value)))
-    ops.note("unmodelled", `tmux ${sub.value} -c runs its command in another directory, which is not followed`)
+    ops.note(
+      "unmodelled",
+      `tmux ${sub.value} -c runs its command in another directory, which is not followed`
+    )
   let j = i + 1
   while (
     j < words.length &&

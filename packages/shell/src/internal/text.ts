@@ -299,7 +299,10 @@ export const ambiguousBraces = (segments: ReadonlyArray<Segment>): boolean => {
     if (c === "{") level++
     else if (c === "," && level === 0) return false
     else if (c === "}" && level-- === 0) {
-      const inner = chars.slice(first + 1, k).map((x) => x.c).join("")
+      const inner = chars
+        .slice(first + 1, k)
+        .map((x) => x.c)
+        .join("")
       if (expandSequence(inner) !== undefined) return false
       return chars.slice(k + 1).some((x) => x.c === "{" || x.c === "}" || x.c === ",")
     }
