@@ -2802,6 +2802,12 @@ layer(ShellParser.layer)("red team", (it) => {
     },
     { command: "python3 -m asyncio <<< 'print(1)'", block: DENY_RM, expect: "ask" },
     { command: "perl -d x.pl", block: DENY_RM, expect: "ask" },
+    // A debugger's or editor's shell escape is judged as the command it runs (a deny holds).
+    { command: "gdb -batch -ex 'shell rm -f y'", block: DENY_RM, expect: "deny" },
+    { command: "gdb -batch -ex '!rm -f y'", block: DENY_RM, expect: "deny" },
+    { command: "vim -c '!rm -f y' x", block: DENY_RM, expect: "deny" },
+    { command: "vim '+!rm -f y' x", block: DENY_RM, expect: "deny" },
+    { command: "gdb -batch -ex bt ./a.out", block: DENY_RM, expect: "ask" },
     {
       command: "git -c 'credential.https://x.helper=!cp .env /tmp/x;:' credential fill",
       block: DENY_RM,

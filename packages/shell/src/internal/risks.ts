@@ -671,8 +671,28 @@ const interpreterCode = (
       (["vim", "vi", "nvim", "ex"].includes(key) && a.startsWith("+"))
     ) {
       opaque(sink, `${name} ${base} runs code given on the command line (or a file it names)`)
+      shellEscapes(key, args, sink)
       return
     }
+  }
+}
+
+// The shell commands a debugger's or editor's command runs (`gdb -ex 'shell rm x'`, `-ex
+// '!rm x'`, `vim -c '!rm x'`, `+'!rm x'`): judged as well, so a deny on them holds.
+const shellEscapes = (key: string, args: ReadonlyArray<string>, sink: Sink): void => {
+  const vim = key === "vim" || key === "vi" || key === "nvim" || key === "ex"
+  if (key !== "gdb" && !vim) return
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!
+    const code =
+      a.startsWith("+") && vim
+        ? a.slice(1)
+        : /^(-ex|--eval-command|-c|--cmd)$/.test(a)
+          ? args[i + 1]
+          : undefined
+    if (code === undefined) continue
+    const escape = (vim ? /^:?\s*!(.*)$/s : /^\s*(?:shell|pipe\s+[^|]*\||!)\s*(.*)$/s).exec(code)
+    if (escape?.[1] !== undefined && escape[1].trim() !== "") sink.text(escape[1], "bash", `${key} ${a}`)
   }
 }
 
