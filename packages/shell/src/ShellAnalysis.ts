@@ -23,8 +23,9 @@ import { emptyWalk, type WalkResult } from "./internal/model.ts"
 import { resolvePath } from "./internal/paths.ts"
 import { walkPowerShell } from "./internal/powershell.ts"
 import {
+  continuationsJoined,
   invisibleCharacter,
-  joinContinuations,
+  type Joined,
   joinPowerShellContinuations,
   powershellLookalike
 } from "./internal/text.ts"
@@ -209,10 +210,10 @@ const analyzeWith = (trees: ShellParser.Trees, command: string, options: Options
   const home = (): string => (homeDirectory ??= os.homedir())
   const cwd = resolvePath(options.projectRoot, options.cwd)
   const dialect = options.dialect
-  const text = dialect === "bash" ? joinContinuations(command) : joinPowerShellContinuations(command)
+  const { text, uncertain } = joinedText(command, dialect)
   const env = Interpret.makeEnv({ projectRoot: options.projectRoot, home, cwd, now })
 
-  textNotes(env, command, text, dialect)
+  textNotes(env, command, text, dialect, uncertain)
   Interpret.workdir(env, cwd)
 
   if (text.length <= MAX_PARSED_TEXT) {
@@ -229,11 +230,9 @@ const analyzeWith = (trees: ShellParser.Trees, command: string, options: Options
         )
         break
       }
-      const payloadText =
-        payload.dialect === "bash"
-          ? joinContinuations(payload.text)
-          : joinPowerShellContinuations(payload.text)
-      textNotes(env, payload.text, payloadText, payload.dialect, payload.via)
+      const joined = joinedText(payload.text, payload.dialect)
+      const payloadText = joined.text
+      textNotes(env, payload.text, payloadText, payload.dialect, joined.uncertain, payload.via)
       if (payloadText.length > MAX_PARSED_TEXT) continue
       const tree = trees.syntax(payloadText, payload.dialect)
       Interpret.absorbPayload(env, walk(tree, payloadText, payload.dialect, home), payload)
@@ -282,14 +281,28 @@ const walk = (
   }
 }
 
+// The text with its line continuations joined as the shell joins them.
+const joinedText = (command: string, dialect: ShellParser.Dialect): Joined =>
+  dialect === "bash"
+    ? continuationsJoined(command)
+    : { text: joinPowerShellContinuations(command), uncertain: undefined }
+
 const textNotes = (
   env: Interpret.Env,
   original: string,
   text: string,
   dialect: ShellParser.Dialect,
+  /** Where bash may join the lines otherwise (`continuationsJoined`). */
+  uncertain: string | undefined,
   via?: string
 ): void => {
   const where = via ? ` (in the command run by ${via})` : ""
+  if (uncertain !== undefined)
+    Interpret.note(
+      env,
+      "unmodelled",
+      `a line continuation near ${uncertain}${where}: bash may join the lines otherwise`
+    )
   const invisible = invisibleCharacter(original)
   if (invisible !== undefined) {
     Interpret.note(

@@ -5,7 +5,7 @@ import { assert, describe, it, layer } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { afterAll } from "vitest"
 import { ShellAnalysis, ShellParser } from "../src/index.ts"
-import { joinContinuations } from "../src/internal/text.ts"
+import { continuationsJoined, joinContinuations } from "../src/internal/text.ts"
 import { makeProject, removeProject } from "./gate-support.ts"
 
 const project = makeProject()
@@ -33,6 +33,20 @@ describe("joinContinuations", () => {
     assert.strictEqual(joinContinuations("echo a # c \\\nrm x"), "echo a # c \\\nrm x")
     assert.strictEqual(joinContinuations("cat <<'E'\na\\\nb\nE\nx\\\ny"), "cat <<'E'\na\\\nb\nE\nxy")
     assert.strictEqual(joinContinuations("cat <<E\na\\\nb\nE"), "cat <<E\nab\nE")
+  })
+  it("reads a here-string and a shift as no here-document, and `${…}` and arithmetic as bash does", () => {
+    assert.strictEqual(joinContinuations("cat <<< E\n# \\\nx"), "cat <<< E\n# \\\nx")
+    assert.strictEqual(joinContinuations("echo $((2<<3))\n# \\\nx"), "echo $((2<<3))\n# \\\nx")
+    assert.strictEqual(
+      joinContinuations('echo "$(echo ${x%)} # \\\nx\n)"'),
+      'echo "$(echo ${x%)} # \\\nx\n)"'
+    )
+    assert.strictEqual(continuationsJoined("a \\\n b").uncertain, undefined)
+  })
+  it("says where bash may join otherwise, so the text is not modelled", () => {
+    assert.isDefined(continuationsJoined(`echo "\${x:-"'"}"\ncat .e\\\nnv`).uncertain)
+    assert.isDefined(continuationsJoined('x="$(case y in y) :;; esac # \\\nz\n)"').uncertain)
+    assert.isDefined(continuationsJoined("cat <<E $(echo\n# \\\nz\n)\nx\nE").uncertain)
   })
 })
 

@@ -2910,4 +2910,39 @@ layer(ShellParser.layer)("red team", (it) => {
       expect: "allow"
     }
   ])
+
+  // Line continuations joined otherwise than bash joins them (a comment that swallows the
+  // next line, a word split in two), and options a shell starts with (each run for real:
+  // .env printed, rm ran, the hook written).
+  cases("line continuations and the options a shell starts with", [
+    { command: "cat <<< E\n# \\\ncat .env", block: OPEN_READS, expect: "deny" },
+    { command: "echo $((2<<3))\n# \\\nrm -rf src z", block: DENY_RM, expect: "deny" },
+    { command: 'grep -c x <<< "$HOME"\ncat .e\\\nnv', block: OPEN_READS, expect: "deny" },
+    { command: `echo "\${x:-"'"}"\ncat .e\\\nnv`, block: OPEN_READS, expect: "deny" },
+    {
+      command: 'x="$(case y in y) echo hi;; esac # \\\ncp .env /tmp/x\n)"',
+      block: OPEN_READS,
+      expect: "ask"
+    },
+    { command: 'echo "$(echo \${x%)} # \\\ncat .env\n)"', block: OPEN_READS, expect: "deny" },
+    { command: "cat <<E $(echo\n# \\\nrm -f z\n)\nx\nE", block: DENY_RM, expect: "ask" },
+    { command: "bash -euo pipefail -c 'rm -rf src'", block: DENY_RM, expect: "deny" },
+    { command: "bash -eo pipefail -c 'cat .env'", block: OPEN_READS, expect: "deny" },
+    { command: "bash -O dotglob -c 'cat [.]env'", block: OPEN_READS, expect: "ask" },
+    { command: "bash -c 'cat [.]env'", block: OPEN_READS, expect: "allow" },
+    { command: "bash -eO dotglob -c 'cat [.]env'", block: OPEN_READS, expect: "ask" },
+    { command: "bash -O nocaseglob -c 'cat .EN[V]'", block: OPEN_READS, expect: "ask" },
+    { command: "zsh -o globdots -c 'cat [.]env'", block: OPEN_READS, expect: "ask" },
+    { command: "zsh --glob-dots -c 'cat [.]env'", block: OPEN_READS, expect: "ask" },
+    { command: "zsh -4 -c 'cat [.]env'", block: OPEN_READS, expect: "ask" },
+    // Ordinary.
+    { command: "bash -euo pipefail -c 'ls'", block: OPEN_READS, expect: "allow" },
+    { command: "bash --norc --noprofile -c ls && sh -ec ls", block: OPEN_READS, expect: "allow" },
+    { command: "curl -fsSL \\\n  https://example.com/x -o x.sh", block: OPEN_READS, expect: "allow" },
+    {
+      command: 'echo "$((1+2))" \\\n && ls && echo "\${HOME}" \\\n  done',
+      block: OPEN_READS,
+      expect: "allow"
+    }
+  ])
 })

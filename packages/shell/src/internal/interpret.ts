@@ -1637,20 +1637,57 @@ const shell = (
       i += startup[2] === "=" ? 1 : 2
       continue
     }
+    // Options the shell starts with hold for everything it runs (`bash -O dotglob -c 'cat *'`
+    // reads .env): judged as `set`, `shopt` and `setopt` in the text are.
     if (text === "-o" || text === "+o" || text === "-O" || text === "+O") {
-      if (words[i + 1]?.isStatic === false)
+      const name = words[i + 1]
+      if (name?.isStatic === false)
         commandNote(command, "unmodelled", `${key} ${text}: an option only known at run time`)
+      else if (name !== undefined && text.endsWith("O"))
+        shopt(env, command, [staticWord("shopt"), staticWord(text === "-O" ? "-s" : "-u"), name])
+      else if (name !== undefined)
+        for (const problem of ShellOptions.setProblems([staticWord("set"), word, name]))
+          commandNote(command, "unmodelled", `${key} ${problem}`)
       i += 2
       continue
     }
     if (/^--[a-z-]+$/.test(text)) {
+      if (key === "zsh")
+        for (const problem of ShellOptions.setoptProblems([staticWord("setopt"), staticWord(text.slice(2))]))
+          commandNote(command, "unmodelled", `${key} ${problem}`)
+      else if (!BASH_LONG_OPTIONS.has(text))
+        commandNote(command, "unmodelled", `${key} ${text}: an option this analysis does not model`)
       i++
       continue
     }
-    if (/^[-+][a-zA-Z]+$/.test(text)) {
+    if (/^[-+][a-zA-Z0-9]+$/.test(text)) {
       if (text.startsWith("-") && text.includes("c")) script = true
       if (text.startsWith("-") && text.includes("s")) stdin = true
-      i++
+      // Each `o` and `O` of a cluster takes the next word as its option's name (`-euo pipefail`).
+      const named: Array<Word> = []
+      for (const letter of text.slice(1)) {
+        if (letter !== "o" && letter !== "O") continue
+        const name = words[i + 1 + named.length]
+        if (name === undefined) break
+        named.push(name)
+        if (!name.isStatic)
+          commandNote(command, "unmodelled", `${key} ${text}: an option only known at run time`)
+        else if (letter === "O")
+          shopt(env, command, [staticWord("shopt"), staticWord(text[0] === "-" ? "-s" : "-u"), name])
+        else
+          for (const problem of ShellOptions.setProblems([
+            staticWord("set"),
+            staticWord(`${text[0]}o`),
+            name
+          ]))
+            commandNote(command, "unmodelled", `${key} ${problem}`)
+      }
+      // The letters only an invocation takes (`-c`, `-s`, `-i`, `-l`, `-r`) aside, as `set` reads them.
+      const letters = text.slice(1).replace(/[csilroO]/g, "")
+      if (letters !== "")
+        for (const problem of ShellOptions.setProblems([staticWord("set"), staticWord(text[0] + letters)]))
+          commandNote(command, "unmodelled", `${key} ${problem}`)
+      i += 1 + named.length
       continue
     }
     break
@@ -1678,6 +1715,21 @@ const shell = (
   commandNote(command, "executes", `${key} runs the script ${operand.raw}`)
   touch(env, command, operand, "read", "argument", scope)
 }
+
+// bash's long options that change nothing the analysis models (`--rcfile` is read above).
+const BASH_LONG_OPTIONS: ReadonlySet<string> = new Set([
+  "--norc",
+  "--noprofile",
+  "--login",
+  "--noediting",
+  "--verbose",
+  "--version",
+  "--help",
+  "--restricted",
+  "--dump-strings",
+  "--dump-po-strings",
+  "--pretty-print"
+])
 
 const POWERSHELL_VALUED = [
   "-executionpolicy",

@@ -6,17 +6,41 @@
  * except inside single quotes, `$'…'` strings, comments and quoted here-document bodies.
  * Doing it first means a continuation can never split `$(` or a flag out of sight.
  */
-export const joinContinuations = (text: string): string => {
-  if (!text.includes("\\\n")) return text
+export const joinContinuations = (text: string): string => continuationsJoined(text).text
+
+/** The text joined, and why the join may differ from bash's, if it may. */
+export interface Joined {
+  readonly text: string
+  readonly uncertain: string | undefined
+}
+
+// Contexts: "n" normal (top level, `$(…)`, backticks "b"), "d" inside double quotes, "p"
+// inside `${…}`, "a" inside arithmetic (`$((…))`, `((…))`, `$[…]`).
+interface Context {
+  readonly kind: "n" | "d" | "b" | "p" | "a"
+  depth: number
+  readonly closer: ")" | "`" | "" | "}" | "))" | "]"
+  /** For "p": inside double quotes, where bash reads a single quote in it as it likes. */
+  readonly quoted?: boolean
+}
+
+/**
+ * {@link joinContinuations}, saying where bash may read the text otherwise: a `'` inside a
+ * double-quoted `${…}`, a `case` inside `$(…)` (its `)` patterns), a here-document whose
+ * body would start inside an open `$(…)` or quotes. Such a text is not modelled.
+ */
+export const continuationsJoined = (text: string): Joined => {
+  if (!text.includes("\\\n")) return { text, uncertain: undefined }
   let out = ""
   let i = 0
   const n = text.length
-  // Contexts: "n" normal (top level or inside $( ) / backticks), "d" inside double quotes.
-  const stack: Array<{ kind: "n" | "d" | "b"; depth: number; closer: ")" | "`" | "" }> = [
-    { kind: "n", depth: 0, closer: "" }
-  ]
-  const pending: Array<{ delimiter: string; quoted: boolean; strip: boolean }> = []
+  const stack: Array<Context> = [{ kind: "n", depth: 0, closer: "" }]
+  const pending: Array<{ delimiter: string; quoted: boolean; strip: boolean; level: number }> = []
   let wordStart = true
+  let uncertain: string | undefined
+  const unsure = (why: string) => {
+    uncertain ??= why
+  }
 
   const readHeredocBodies = () => {
     for (const doc of pending) {
@@ -58,23 +82,79 @@ export const joinContinuations = (text: string): string => {
       i += 2
       continue
     }
-    if (ctx.kind === "d") {
+    if (ctx.kind === "d" || ctx.kind === "p" || ctx.kind === "a") {
       if (c === "\\" && next !== undefined) {
         out += c + next
         i += 2
       } else if (c === '"') {
-        stack.pop()
+        if (ctx.kind === "d") stack.pop()
+        else stack.push({ kind: "d", depth: 0, closer: "" })
         out += c
         i++
       } else if (c === "`") {
         stack.push({ kind: "b", depth: 0, closer: "`" })
         out += c
         i++
+      } else if (c === "$" && next === "(" && text[i + 2] === "(") {
+        stack.push({ kind: "a", depth: 0, closer: "))" })
+        out += "$(("
+        i += 3
       } else if (c === "$" && next === "(") {
         stack.push({ kind: "n", depth: 0, closer: ")" })
         out += "$("
         i += 2
+        wordStart = true
+      } else if (c === "$" && next === "{") {
+        stack.push({ kind: "p", depth: 0, closer: "}", quoted: ctx.kind === "d" || ctx.quoted === true })
+        out += "${"
+        i += 2
+      } else if (ctx.kind === "p" && c === "'") {
+        if (ctx.quoted === true) {
+          // bash reads it as a quote in some operators and as a character in others.
+          unsure("a single quote inside a double-quoted `${…}`")
+          out += c
+          i++
+        } else {
+          const close = text.indexOf("'", i + 1)
+          const stop = close === -1 ? n : close + 1
+          out += text.slice(i, stop)
+          i = stop
+        }
+      } else if (ctx.kind === "p" && c === "{") {
+        ctx.depth++
+        out += c
+        i++
+      } else if (ctx.kind === "p" && c === "}") {
+        if (ctx.depth === 0) stack.pop()
+        else ctx.depth--
+        out += c
+        i++
+      } else if (ctx.kind === "a" && c === "(") {
+        ctx.depth++
+        out += c
+        i++
+      } else if (ctx.kind === "a" && c === ")") {
+        if (ctx.depth > 0) {
+          ctx.depth--
+          out += c
+          i++
+        } else if (ctx.closer === "))" && next === ")") {
+          stack.pop()
+          out += "))"
+          i += 2
+        } else {
+          unsure("a `)` that ends arithmetic unevenly")
+          stack.pop()
+          out += c
+          i++
+        }
+      } else if (ctx.kind === "a" && c === "]" && ctx.closer === "]") {
+        stack.pop()
+        out += c
+        i++
       } else {
+        if (c === "\n" && pending.length > 0)
+          unsure("a here-document whose body starts inside quotes or an expansion")
         out += c
         i++
       }
@@ -126,6 +206,28 @@ export const joinContinuations = (text: string): string => {
       wordStart = false
       continue
     }
+    if ((c === "$" && next === "(" && text[i + 2] === "(") || (c === "(" && next === "(" && wordStart)) {
+      // Arithmetic: `<<` there is a shift, not a here-document.
+      stack.push({ kind: "a", depth: 0, closer: "))" })
+      out += c === "$" ? "$((" : "(("
+      i += c === "$" ? 3 : 2
+      wordStart = false
+      continue
+    }
+    if (c === "$" && next === "[") {
+      stack.push({ kind: "a", depth: 0, closer: "]" })
+      out += "$["
+      i += 2
+      wordStart = false
+      continue
+    }
+    if (c === "$" && next === "{") {
+      stack.push({ kind: "p", depth: 0, closer: "}", quoted: false })
+      out += "${"
+      i += 2
+      wordStart = false
+      continue
+    }
     if (c === "$" && next === "(") {
       stack.push({ kind: "n", depth: 0, closer: ")" })
       out += "$("
@@ -133,17 +235,27 @@ export const joinContinuations = (text: string): string => {
       wordStart = true
       continue
     }
+    // A `case` inside `$(…)`: its patterns' `)` are not the substitution's end.
+    if (wordStart && ctx.closer === ")" && text.startsWith("case", i) && !/[\w-]/.test(text[i + 4] ?? " "))
+      unsure("a `case` inside `$(…)`")
     if (c === "(" && ctx.closer === ")") ctx.depth++
     if (c === ")" && ctx.closer === ")" && stack.length > 1) {
       if (ctx.depth === 0) stack.pop()
       else ctx.depth--
     }
-    if (c === "<" && next === "<" && text[i + 2] !== "<") {
+    if (c === "<" && next === "<" && text[i + 2] === "<") {
+      // A here-string.
+      out += "<<<"
+      i += 3
+      wordStart = true
+      continue
+    }
+    if (c === "<" && next === "<") {
       const parsed = readHeredocOperator(text, i)
       if (parsed !== undefined) {
         out += text.slice(i, parsed.end)
         i = parsed.end
-        pending.push(parsed.doc)
+        pending.push({ ...parsed.doc, level: stack.length })
         wordStart = false
         continue
       }
@@ -152,12 +264,17 @@ export const joinContinuations = (text: string): string => {
     i++
     if (c === "\n") {
       wordStart = true
-      if (pending.length > 0) readHeredocBodies()
+      if (pending.length > 0) {
+        // bash reads the bodies once the line that started them ends, outside any `$(…)`.
+        if (pending.some((doc) => doc.level !== stack.length))
+          unsure("a here-document whose body starts inside `$(…)`")
+        readHeredocBodies()
+      }
       continue
     }
     wordStart = /[\s;&|()<>]/.test(c)
   }
-  return out
+  return { text: out, uncertain }
 }
 
 const countTrailingBackslashes = (line: string): number => {
