@@ -42,9 +42,11 @@ describe("joinContinuations", () => {
       'echo "$(echo ${x%)} # \\\nx\n)"'
     )
     assert.strictEqual(continuationsJoined("a \\\n b").uncertain, undefined)
+    // A double quote inside a double-quoted `${…}` opens a string of its own.
+    assert.strictEqual(joinContinuations(`echo "\${x:-"'"}"\ncat .e\\\nnv`), `echo "\${x:-"'"}"\ncat .env`)
   })
   it("says where bash may join otherwise, so the text is not modelled", () => {
-    assert.isDefined(continuationsJoined(`echo "\${x:-"'"}"\ncat .e\\\nnv`).uncertain)
+    assert.isDefined(continuationsJoined(`echo "\${x:-'a'}" \\\n ls`).uncertain)
     assert.isDefined(continuationsJoined('x="$(case y in y) :;; esac # \\\nz\n)"').uncertain)
     assert.isDefined(continuationsJoined("cat <<E $(echo\n# \\\nz\n)\nx\nE").uncertain)
   })
