@@ -430,7 +430,7 @@ export const requests = (
     })
   }
 
-  const reads = readPatterns(analysis, paths.written)
+  const { patterns: reads, unseen } = readPatterns(analysis, paths.written)
   if (reads.length > 0) {
     out.push({
       permission: "read",
@@ -438,7 +438,7 @@ export const requests = (
       always: reads.filter((f) => !hasWildcard(f)),
       alwaysExact: [],
       needsPerson,
-      escalated: false,
+      escalated: unseen,
       exactApprovals: false,
       harmless: [],
       metadata: { command: analysis.command, cwd, files: reads }
@@ -684,6 +684,16 @@ const projectHolder = (root: string): ((directory: string) => boolean) => {
   }
 }
 
+// Whether the command reading `path` writes it (or a folder it is in) itself: `zip -r a.zip
+// src` reads the archive it makes, `tar -xf a.tgz -C build` names a.tgz in build.
+const ownOutput = (analysis: ShellAnalysis.Analysis, path: ShellAnalysis.PathAccess): boolean =>
+  analysis.paths.some(
+    (p) =>
+      p.access === "write" &&
+      p.command === path.command &&
+      (p.path === path.path || path.path.startsWith(p.path.endsWith(NodePath.sep) ? p.path : p.path + NodePath.sep))
+  )
+
 // The paths written that may hold names the text makes: all but the destinations of mv, cp,
 // install and link, whose new names are writes of their own (`mv a tests/`: tests/a) and
 // whose sources are judged as read, whole folders too (`cp -r . y` reads .env).
@@ -700,8 +710,14 @@ const treesWritten = (analysis: ShellAnalysis.Analysis): ReadonlySet<string> => 
 }
 
 // `written`: the paths the text writes (`PathSummary.written`).
-const readPatterns = (analysis: ShellAnalysis.Analysis, written: ReadonlySet<string>): Array<string> => {
+const readPatterns = (
+  analysis: ShellAnalysis.Analysis,
+  written: ReadonlySet<string>
+): { readonly patterns: Array<string>; readonly unseen: boolean } => {
   const out: Array<string> = []
+  // Whether a folder the text makes is read whole, or through a glob (`git clone . y && grep
+  // -r KEY y`, `cat y/.e*`): what it holds is not known here, so no name can be judged.
+  let unseen = false
   const root = analysis.projectRoot
   const projectHeld = projectHolder(root)
   // What each command reads of a directory it is given (see `readsDirectoryContents`).
@@ -742,6 +758,10 @@ const readPatterns = (analysis: ShellAnalysis.Analysis, written: ReadonlySet<str
     // cat a.env`, `git clone . y && cat y/.env`, `cp --rec . y; cat y/.env`).
     if (!path.exists && (written.size === 0 || !(written.has(path.path) || writtenBelow(path.directory))))
       continue
+    if (!path.exists && !unseen)
+      unseen =
+        (/[*?[]/.test(path.text) || readsContents(analysis.commands[path.command ?? -1]) !== undefined) &&
+        !ownOutput(analysis, path)
     const inside = path.inside && path.relative !== undefined
     const name = inside ? path.relative || "." : path.path
     out.push(name)
@@ -767,7 +787,7 @@ const readPatterns = (analysis: ShellAnalysis.Analysis, written: ReadonlySet<str
       expand(".", root, true, reads)
     }
   }
-  return unique(out)
+  return { patterns: unique(out), unseen }
 
   // Names the entries of `directory` (named `name`) a reading of it reaches, and the
   // credential places deeper in it.

@@ -2389,7 +2389,8 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "git interpret-trailers --trailer a=b .git/config", block: EDIT_GIT, expect: "allow" },
     { command: "git update-index --refresh", block: EDIT_GIT, expect: "allow" },
     { command: "git pack-objects --stdout", block: EDIT_GIT, expect: "allow" },
-    { command: "git fast-import --export-marks=marks.txt", block: EDIT_GIT, expect: "allow" }
+    // fast-import makes objects from its input, which a later checkout may turn into links.
+    { command: "git fast-import --export-marks=marks.txt", block: EDIT_GIT, expect: "ask" }
   ])
 
   cases("git configuration keys that run a command or name a file", [

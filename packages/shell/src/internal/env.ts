@@ -57,6 +57,8 @@ export interface Env {
   readonly paths: Array<PathAccess>
   /** The accesses and vias (a bit each) of every path in `paths`, so a repeat is found without a scan. */
   readonly pathKeys: Map<string, number>
+  /** Per folder (or path not there yet) read, who read it: command index × 16 + the way's bit (made when first needed). */
+  commandReads?: Map<string, Array<number>>
   readonly notes: Array<Note>
   readonly errors: Array<string>
   readonly payloads: Array<Payload>

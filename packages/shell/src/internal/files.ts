@@ -555,7 +555,14 @@ const record = (
   if (configures)
     commandNote(command, "executes", `writes \`${text}\`, which configures what later commands run`)
   // The same path is reached from many words and directories: the entry is built only once.
-  if (!claimPath(env, access, via, real)) return
+  // A folder (or what may become one) read is kept once per command: what a command reads of
+  // it (its names, or every file under it: `ls . && grep -r KEY .`) is the command's.
+  const fresh = claimPath(env, access, via, real)
+  const perCommand = access === "read" && (isDirectory || !exists)
+  if (perCommand) {
+    const reader = claimCommandRead(env, command.index * 16 + VIA_BITS[via], real)
+    if (!fresh && !reader) return
+  } else if (!fresh) return
   const relative = env.resolver.relativeIfInside(real, parent, name)
   const inside = relative !== undefined
   const directory = isDirectory ? real : (parent ?? NodePath.dirname(real))
@@ -591,6 +598,20 @@ const claimPath = (env: Env, access: PathAccess["access"], via: PathAccess["via"
   const seen = env.pathKeys.get(path) ?? 0
   if ((seen & bit) !== 0) return false
   env.pathKeys.set(path, seen | bit)
+  return true
+}
+
+// Whether this command's read of `path` (a folder, or nothing yet) by this way is new to the
+// analysis (`reader`: the command's index and the way's bit).
+const claimCommandRead = (env: Env, reader: number, path: string): boolean => {
+  env.commandReads ??= new Map()
+  const readers = env.commandReads.get(path)
+  if (readers === undefined) {
+    env.commandReads.set(path, [reader])
+    return true
+  }
+  if (readers.includes(reader)) return false
+  readers.push(reader)
   return true
 }
 

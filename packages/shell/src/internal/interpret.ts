@@ -26,7 +26,7 @@ import type { RawAssignment, RawCommand, RawRedirect, WalkResult, Word } from ".
 import { staticWord } from "./model.ts"
 import * as Operands from "./operands.ts"
 import * as Outputs from "./outputs.ts"
-import { baseName, programKey } from "./programName.ts"
+import { aliasOf, baseName, programKey } from "./programName.ts"
 import * as Programs from "./programs.ts"
 import * as Risks from "./risks.ts"
 import * as Runners from "./runners.ts"
@@ -734,6 +734,12 @@ const interpretWords = (
   // The names the program is judged by, besides argv[0] as written.
   const names: Array<string> = []
   if (base !== program && base !== "") names.push(base)
+  // Another name of a program the tables know runs it with the same options (`rust-gdb`, `vimdiff`).
+  const alias = ps ? key : aliasOf(key)
+  if (alias !== key) {
+    names.push(alias)
+    key = alias
+  }
   // Aliases and cmdlets apply to bare names only: `& C:\bin\rm.exe` runs that file.
   if (ps && base === program && !/\.[a-z0-9]+$/i.test(program)) {
     const canonical = Programs.POWERSHELL_ALIASES.get(key) ?? Programs.POWERSHELL_CMDLETS.get(key)
@@ -821,6 +827,12 @@ const interpretWords = (
       command.canonical = form.words.map((w) => w.value)
     }
     args = form.words
+    // `pnpm -c exec 'CMD'`, `pnpm --shell-mode exec 'CMD'`: the words after exec are a command
+    // line a shell runs (the canonical form leaves the option out).
+    if (key === "pnpm" && words.some((w) => w.value === "-c" || w.value === "--shell-mode")) {
+      const at = words.findIndex((w) => w.value === "exec")
+      if (at !== -1) Runners.shellLine(words.slice(at + 1), "pnpm --shell-mode exec", opsFor(env, command, key, inner))
+    }
   } else if (key === "tar" || key === "gtar" || key === "bsdtar") {
     // `tar -C dir` (`-Cdir`, `--dir=dir`): the names after it are read or written there.
     for (const { name, value } of Getopt.read(words, Getopt.SPECS.get(key)!).options)
@@ -865,6 +877,7 @@ const interpretWords = (
   }
   if (ps && (key === "set-item" || key === "new-item" || key === "set-content" || key === "add-content"))
     environmentItem(env, command, args, inner)
+  if (Risks.LOADS_DOTENV.has(key)) Risks.loadsDotenv(key, args, sinkFor(env, command, inner))
   const handled = special(env, command, key, args, inner)
   if (handled) return
   const sink = sinkFor(env, command, inner)
@@ -962,10 +975,15 @@ const valuePaths = (
       commandNote(command, "unmodelled", `${name} is set to \`${value.raw}\`, a path only known at run time`)
     return
   }
-  const parts =
-    value.value.includes(":") && !URL_LIKE.test(value.value) ? value.value.split(":") : [value.value]
+  // A list (`a:b`), options (`-l .git/x`, `-Xlog:gc:file=x`, `-Dlog.file=x`): each part, a
+  // setting's value without its name.
+  const parts = URL_LIKE.test(value.value)
+    ? [value.value]
+    : /[:\s=]/.test(value.value)
+      ? value.value.split(/[:\s]+/).map((part) => part.replace(/^-?[\w.-]*=/, ""))
+      : [value.value]
   for (const part of parts) {
-    if (part === "" || URL_LIKE.test(part)) continue
+    if (part === "" || part.startsWith("-") || URL_LIKE.test(part)) continue
     const word: Word =
       parts.length === 1
         ? value

@@ -24,7 +24,9 @@ const GPG: Spec = {
     ["--log-file", "write", 7],
     ["--logger-file", "write", 9],
     ["--status-file", "write", 10],
-    ["--attribute-file", "write", 13]
+    ["--attribute-file", "write", 13],
+    // Its keyrings and trust database are made there (and read: an agent there may run).
+    ["--homedir", "write", 5]
   ],
   short: { o: "write" }
 }

@@ -356,6 +356,7 @@ const OUTPUT_WORDS: ReadonlySet<string> = new Set([
   "pidfile",
   "lockfile",
   "junitxml",
+  "junit",
   "basetemp",
   "tmpdir",
   "workdir",
@@ -462,9 +463,13 @@ const namedOutputs = (key: string, words: ReadonlyArray<Word>, sink: Sink): void
   for (let i = 1; i < words.length; i++) {
     const word = words[i]!
     const text = word.value
+    if (word.isStatic && text.includes("=")) assignedOutputs(key, word, sink)
+    // `-Xloggc:FILE`: the JVM's garbage-collection log.
+    if (word.isStatic && text.startsWith("-Xloggc:")) write(sink, `${key} -Xloggc:`, glued(word, text.slice(8)))
     if (!word.isStatic || text.length < 2 || text.charCodeAt(0) !== 45) continue
     if (text === "--") return
-    if (text.charCodeAt(1) !== 45) {
+    // Go- and Java-style long options take one dash (`terraform plan -out=x`).
+    if (text.charCodeAt(1) !== 45 && !/^-[a-zA-Z][a-zA-Z-]+=/.test(text)) {
       if (text[1] !== "o" || O_IS_NOT_OUTPUT.has(key) || WRITE_OPTIONS.has(key)) continue
       const value = text.length > 2 ? glued(word, text.slice(2)) : words[i + 1]
       if (value?.isStatic === true && spelledAsPath(value.value) && !/[={},]/.test(value.value))
@@ -576,3 +581,27 @@ const cmakeDefinitions = (words: ReadonlyArray<Word>, sink: Sink): void => {
       sink.note("unmodelled", `cmake ${text.slice(0, 2)} runs a cmake script`)
   }
 }
+
+// Settings given as `NAME=VALUE` inside a word, wherever they sit (`-XX:LogFile=x`,
+// `-Xlog:gc:file=x`, `-o cache_dir=x`, `-d error_log=x`, `-X pycache_prefix=x`,
+// `--reporter-option output=x`): the value is written when the name says it is where output
+// goes (as an option's name would), or is a file name and the value is spelt as a path.
+const FILE_NOUNS: ReadonlySet<string> = new Set(["file", "filename", "logfile", "path", "dir", "directory"])
+const assignedOutputs = (key: string, word: Word, sink: Sink): void => {
+  for (const segment of word.value.split(/[:,;\s]/)) {
+    const last = segment.lastIndexOf("=")
+    // An option's own `--name=value` is judged by its name above; a setting inside it is here.
+    if (last <= 0 || (segment.startsWith("-") && segment.indexOf("=") === last)) continue
+    const value = segment.slice(last + 1)
+    const name = segment.slice(segment.lastIndexOf("=", last - 1) + 1, last)
+    if (value === "" || name === "" || !MAY_NAME_PLACE_OR_FILE.test(name)) continue
+    const parts = nameWords(name)
+    const output = parts.some((part) => OUTPUT_WORDS.has(part))
+    const place = parts.some((part) => PLACE_WORDS.has(part))
+    const noun = parts.some((part) => FILE_NOUNS.has(part))
+    if (output && FORMATS.test(value)) continue
+    if (output || (place && noun) || ((place || noun) && spelledAsPath(value)))
+      write(sink, `${key} ${name}=`, glued(word, value))
+  }
+}
+const MAY_NAME_PLACE_OR_FILE = new RegExp(`${MAY_NAME_PLACE.source}|file|path|dir`, "i")

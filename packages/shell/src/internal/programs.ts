@@ -167,6 +167,10 @@ export const INTERPRETERS: ReadonlyMap<string, ReadonlyArray<string>> = new Map(
   ["tclsh", []],
   ["wish", []],
   ["gdb", ["-ex", "--eval-command", "-x", "--command"]],
+  [
+    "lldb",
+    ["-o", "--one-line", "-O", "--one-line-before-file", "-s", "--source", "-S", "--source-before-file", "-k", "-K"]
+  ],
   ["dc", ["-e", "--expression", "-f", "--file"]],
   ["vim", ["-c", "--cmd", "-S"]],
   ["vi", ["-c", "--cmd", "-S"]],
@@ -1023,7 +1027,9 @@ const GADGETS: ReadonlyMap<string, GadgetKind> = new Map<string, GadgetKind>([
       "GCC_EXEC_PREFIX",
       "TCL_LIBRARY",
       "TCLLIBPATH",
-      "PYTHONUSERBASE"
+      "PYTHONUSERBASE",
+      // Lets git use transports (`file`, `ext`) that fetch or run what the URL names.
+      "GIT_ALLOW_PROTOCOL"
     ] as const
   ).map((name) => [name, "opaque"] as const),
   // Flags make puts into the commands its rules run (`CFLAGS=';cat .env;' make a.o`).
@@ -1645,7 +1651,14 @@ export const WRITE_OPTIONS: ReadonlyMap<string, ReadonlyArray<string>> = new Map
   ["patch", ["-o", "--output"]],
   ["uniq", []],
   ["base64", ["-o", "--output"]],
-  ["openssl", ["-out"]],
+  ["openssl", ["-out", "-writerand"]],
+  // JDK tools' output folders and files; maven's log; ctags' tag file; gpg's home folder.
+  ["javac", ["-d", "-h", "-s"]],
+  ["javadoc", ["-d"]],
+  ["keytool", ["-keystore", "-file"]],
+  ["mvn", ["-l", "--log-file"]],
+  ["ctags", ["-f", "-o"]],
+  ["etags", ["-f", "-o"]],
   ["ssh-keygen", ["-f"]],
   ["sqlite3", []],
   ["time", ["-o", "--output"]],
@@ -1738,6 +1751,12 @@ const TREE_READERS: ReadonlySet<string> = new Set([
   "ack",
   "tar",
   "zip",
+  "jar",
+  "rclone",
+  "mksquashfs",
+  "genisoimage",
+  "mkisofs",
+  "xorrisofs",
   "7z",
   "7za",
   "7zr",
@@ -1758,6 +1777,10 @@ const RECURSIVE_FLAGS: ReadonlyMap<string, RegExp> = new Map([
   // Long options by any prefix getopt accepts (`--rec`, `--arch`).
   ["cp", /^(-[a-zA-Z]*[rRa][a-zA-Z]*|--rec(u(r(s(i(v(e)?)?)?)?)?)?|--ar(c(h(i(v(e)?)?)?)?)?)$/],
   ["scp", /^-[a-zA-Z]*r[a-zA-Z]*$/],
+  // Indexers: every file under the folders they are given.
+  ["ctags", /^(-[a-zA-Z]*R[a-zA-Z]*|--recurse(=yes)?)$/],
+  ["etags", /^(-[a-zA-Z]*R[a-zA-Z]*|--recurse(=yes)?)$/],
+  ["cscope", /^-[a-zA-Z]*R[a-zA-Z]*$/],
   ["copy-item", /^-r(e(c(u(r(s(e)?)?)?)?)?)?$/i],
   ["select-string", /^-r(e(c(u(r(s(e)?)?)?)?)?)?$/i]
 ])

@@ -151,6 +151,12 @@ export const check = (key: string, words: ReadonlyArray<Word>, sink: Sink): void
     awk(name, words, sink)
     return
   }
+  // `deno task --eval CMD` runs CMD in deno's task shell.
+  if (key === "deno" && args[0] === "task" && args.includes("--eval")) {
+    const code = args.slice(1).find((a) => !a.startsWith("-"))
+    if (code !== undefined) sink.text(code, "bash", `${name} task --eval`)
+    else opaque(sink, `${name} task --eval runs a command line`)
+  }
   const interpreter = INTERPRETERS.get(key)
   if (interpreter) {
     interpreterCode(name, key, args, interpreter, sink)
@@ -211,9 +217,35 @@ export const check = (key: string, words: ReadonlyArray<Word>, sink: Sink): void
       })
       if (args.includes("generate")) opaque(sink, `${name} generate runs the commands its source files name`)
       return
+    case "apt":
+    case "apt-get":
+    case "apt-cache":
+      // `-o APT::Update::Pre-Invoke::=CMD` (or a `-c` configuration) runs commands, as root.
+      if (args.some((a) => /^(-o|-c|--option|--config-file)/.test(a)))
+        opaque(sink, `${name} -o/-c sets configuration that can run commands (Pre-Invoke, Post-Invoke)`)
+      return
+    case "ansible":
+    case "ansible-playbook":
+    case "ansible-pull":
+    case "ansible-console":
+      // Modules read, copy and write any file (`-m copy`, `-m slurp`, lookups), playbooks too.
+      opaque(sink, `${name} runs modules that may read, write or run anything`)
+      return
+    case "terraform":
+    case "tofu":
+      // `console` evaluates expressions from its input (`file(".env")`).
+      if (args[0] === "console") opaque(sink, `${name} console evaluates expressions from its input`)
+      return
+    case "systemd-run":
+      // A unit runs the command now or later (timers), outside the gate and any sandbox.
+      opaque(sink, `${name} runs a command as a service unit, now or later`)
+      return
     case "make":
     case "gmake":
       for (const a of args) {
+        // `CC=rm`, `AR=…`: a program its built-in rules run.
+        const program = /^(CC|CXX|CPP|AR|AS|LD|FC|PC|M4|LEX|YACC|RM|MAKEINFO|TEX|LINT|GET|CO|CTANGLE|CWEAVE|TANGLE|WEAVE|MAKE)=(.*)$/s.exec(a)
+        if (program?.[2]) sink.text(program[2], "bash", `${name} ${program[1]}=`)
         // --eval by any prefix make accepts (`--ev=…`).
         if (/^--ev(a(l)?)?(=|$)/.test(a) || /^-[a-zA-Z]*E/.test(a))
           opaque(sink, `${name} --eval evaluates make code, which can run programs`)
@@ -539,6 +571,42 @@ const isPrefix = (value: string, full: string, minimum: number): boolean => {
 
 // pip's configuration names where every later install comes from (options may come first or
 // between the words: `pip -v config --user set …`).
+/**
+ * Programs that load the `.env` of the folder they run in unless told another file: the
+ * dotenv CLIs (`dotenv list`, `dotenv -- cmd`), Procfile runners, pipenv, and deno's bare
+ * `--env-file`. They put its secrets in the environment of what they run (or print them).
+ */
+export const LOADS_DOTENV: ReadonlySet<string> = new Set([
+  "dotenv",
+  "dotenvx",
+  "honcho",
+  "foreman",
+  "forego",
+  "pipenv",
+  "deno"
+])
+export const loadsDotenv = (key: string, words: ReadonlyArray<Word>, sink: Sink): void => {
+  const args = values(words)
+  const named = args.some((a) => /^(-e|-f|--file|--env-file=.+|--dotenv=.+)$/.test(a) || /^-[ef]./.test(a))
+  switch (key) {
+    case "dotenv":
+    case "dotenvx":
+    case "honcho":
+    case "foreman":
+    case "forego":
+      if (!named) sink.path(".env", "read")
+      return
+    case "pipenv":
+      if ((args[0] === "run" || args[0] === "shell") && !named) sink.path(".env", "read")
+      return
+    case "deno":
+      if (args.includes("--env-file")) sink.path(".env", "read")
+      return
+    default:
+      return
+  }
+}
+
 // Installs of programs into folders on PATH outside the project (`npm i -g`, `cargo
 // install`, `go install`, `corepack enable`): every later command may run what they put
 // there under a name rules were written for. And installers of git hooks, which then run
@@ -565,11 +633,45 @@ const globalInstall = (key: string, name: string, args: ReadonlyArray<string>, s
     case "cargo":
     case "go":
     case "gem":
-    case "pipx":
+    case "luarocks":
+    case "volta":
       if (sub === "install") installsPrograms(name, sink)
       return
+    case "pipx":
+      if (sub === "install" || sub === "ensurepath" || sub === "inject") installsPrograms(name, sink)
+      return
+    case "deno":
+      if ((sub === "install" && global) || (sub === "jupyter" && args.includes("--install")))
+        installsPrograms(name, sink)
+      return
+    case "dotnet":
+      if (sub === "tool" && args.includes("install") && global) installsPrograms(name, sink)
+      return
+    case "composer":
+      if (sub === "global") installsPrograms(name, sink)
+      return
+    case "brew":
+      if (/^(install|reinstall|upgrade|tap|services|link)$/.test(sub ?? "")) installsPrograms(name, sink)
+      return
+    case "nix":
+      if (sub === "profile" && args.includes("install")) installsPrograms(name, sink)
+      return
+    case "nix-env":
+      if (args.some((a) => a === "-i" || a === "--install" || /^-[a-zA-Z]*i/.test(a))) installsPrograms(name, sink)
+      return
+    case "mise":
+    case "rtx":
+      if ((sub === "use" && global) || sub === "install") installsPrograms(name, sink)
+      return
+    case "rustup":
+      if (/^(default|toolchain|override|component|target)$/.test(sub ?? "")) installsPrograms(name, sink)
+      return
+    case "mix":
+      if (sub === "archive.install" || sub === "escript.install") installsPrograms(name, sink)
+      return
     case "uv":
-      if (sub === "tool" && args.includes("install")) installsPrograms(name, sink)
+      if ((sub === "tool" && args.includes("install")) || (sub === "python" && args.includes("install")) || (sub === "self" && args.includes("update")))
+        installsPrograms(name, sink)
       return
     case "corepack":
       if (sub === "enable" || sub === "install") installsPrograms(name, sink)
@@ -681,6 +783,15 @@ const interpreterCode = (
 // '!rm x'`, `vim -c '!rm x'`, `+'!rm x'`): judged as well, so a deny on them holds.
 const shellEscapes = (key: string, args: ReadonlyArray<string>, sink: Sink): void => {
   const vim = key === "vim" || key === "vi" || key === "nvim" || key === "ex"
+  if (key === "lldb") {
+    // `platform shell CMD` (and its `shell` alias) runs CMD.
+    for (let i = 0; i < args.length; i++) {
+      const code = /^(-o|--one-line|-O|--one-line-before-file|-k|-K)$/.test(args[i]!) ? args[i + 1] : undefined
+      const escape = code === undefined ? null : /^\s*(?:platform\s+)?shell\s+(.*)$/s.exec(code)
+      if (escape?.[1] !== undefined) sink.text(escape[1], "bash", `lldb ${args[i]}`)
+    }
+    return
+  }
   if (key !== "gdb" && !vim) return
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!
@@ -1252,6 +1363,21 @@ const git = (name: string, words: ReadonlyArray<Word>, sink: Sink): void => {
   if (sub === "lfs" && rest[0] === "install") {
     sink.note("executes", `${name} lfs install installs git hooks and writes the global configuration`)
     sink.path(".git/hooks/pre-push", "write")
+  }
+  // Objects that a later checkout turns into files, links to `.git` or `/` among them
+  // (`git fast-import`, `mktree`, `hash-object -w`): what they hold is not followed.
+  if (
+    sub === "fast-import" ||
+    sub === "mktree" ||
+    sub === "mktag" ||
+    (sub === "hash-object" && rest.some((a) => a === "-w" || /^-[a-z]*w/.test(a)))
+  )
+    sink.note("unmodelled", `${name} ${sub} writes objects a later checkout turns into files or links`)
+  // `git submodule add REPO [PATH]` clones into PATH (the repository's name without it).
+  if (sub === "submodule" && rest[0] === "add") {
+    const operands = rest.slice(1).filter((a) => !a.startsWith("-"))
+    const path = operands[1] ?? operands[0]?.replace(/\/+$/, "").replace(/\.git$/, "").split("/").pop()
+    if (path) sink.path(path, "write")
   }
   // `git maintenance start|register` writes the global configuration and schedules git to
   // run later (cron, systemd, launchd): outside what any rule judged.

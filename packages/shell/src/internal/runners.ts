@@ -155,6 +155,14 @@ export const CHECKED: ReadonlySet<string> = new Set([
   "gvim"
 ])
 
+// A command line given as words, run by a shell: judged as that line.
+export const shellLine = (words: ReadonlyArray<Word>, via: string, ops: Ops): void => {
+  ops.note("executes", `${via} runs a command line`)
+  if (words.length === 0) return
+  if (words.some((w) => !w.isStatic)) ops.note("unmodelled", `${via} runs a command line only known at run time`)
+  else ops.text(joined(words), "bash", via)
+}
+
 /** Handles the programs that run other code; `true` when nothing else is to be done. */
 export const special = (key: string, words: ReadonlyArray<Word>, ops: Ops): boolean => {
   const sub = words[1]?.isStatic ? words[1].value : undefined
@@ -217,6 +225,11 @@ export const special = (key: string, words: ReadonlyArray<Word>, ops: Ops): bool
     case "bun":
       if (sub === "x") {
         runPackage(words, 2, "bun x", ops)
+        return true
+      }
+      // `bun exec 'CMD'` runs CMD in Bun's shell.
+      if (sub === "exec") {
+        shellLine(words.slice(2), "bun exec", ops)
         return true
       }
       return sub === "create" && createPackage(words, "bun create", ops)

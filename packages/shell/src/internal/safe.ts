@@ -334,7 +334,33 @@ const RUNS_PROJECT_CODE: ReadonlyMap<
   // tsconfig.json's `extends` reads any file (printed in its errors), `outDir` writes anywhere;
   // biome.json's `extends` and plugins too.
   ["tsc", (argv) => tscReadsConfiguration(argv)],
-  ["biome", true]
+  ["biome", true],
+  // Linters, checkers and bundlers read configuration files (some of them code) that say
+  // where to write (`ruff.toml`'s cache-dir, `.pylintrc`'s output, webpack.config.js).
+  ...(
+    [
+      "ruff",
+      "mypy",
+      "pylint",
+      "flake8",
+      "black",
+      "isort",
+      "coverage",
+      "pyright",
+      "stylelint",
+      "rubocop",
+      "golangci-lint",
+      "mocha",
+      "ava",
+      "webpack",
+      "vite",
+      "rollup",
+      "esbuild",
+      "gradle",
+      "mvn",
+      "rake"
+    ] as const
+  ).map((name) => [name, true] as const)
 ])
 
 // tsc ignores tsconfig.json when it is given the files to compile (and no -p/-b), and for
