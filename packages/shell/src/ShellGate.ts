@@ -691,7 +691,8 @@ const ownOutput = (analysis: ShellAnalysis.Analysis, path: ShellAnalysis.PathAcc
     (p) =>
       p.access === "write" &&
       p.command === path.command &&
-      (p.path === path.path || path.path.startsWith(p.path.endsWith(NodePath.sep) ? p.path : p.path + NodePath.sep))
+      (p.path === path.path ||
+        path.path.startsWith(p.path.endsWith(NodePath.sep) ? p.path : p.path + NodePath.sep))
   )
 
 // The paths written that may hold names the text makes: all but the destinations of mv, cp,

@@ -2946,4 +2946,99 @@ layer(ShellParser.layer)("red team", (it) => {
       expect: "allow"
     }
   ])
+
+  // Second round: copies read whole, git objects that become links, loaders of .env, other
+  // names of known programs, options and settings that write or run (each verified for real).
+  cases("second round: copies, objects, loaders, names and settings", [
+    { command: "git clone -q . y && grep -r S y", block: OPEN_READS, expect: "ask" },
+    { command: "git clone -q . y && cat y/.e*", block: OPEN_READS, expect: "ask" },
+    { command: "git worktree add -q w && grep -r SECRET w", block: OPEN_READS, expect: "ask" },
+    { command: "git clone -q . y && cd y && grep -r SECRET .", block: OPEN_READS, expect: "deny" },
+    { command: "ls . && grep -r SECRET .", block: OPEN_READS, expect: "deny" },
+    {
+      command: "GIT_ALLOW_PROTOCOL=file git submodule add -q ./ sub && cat sub/.env",
+      block: OPEN_READS,
+      expect: "deny"
+    },
+    { command: "printf x | git fast-import --quiet && git checkout z -- g", block: EDIT_GIT, expect: "ask" },
+    { command: "printf .git | git hash-object -w --stdin", block: EDIT_GIT, expect: "ask" },
+    { command: "dotenv list", block: OPEN_READS, expect: "deny" },
+    { command: "dotenv -- printenv SECRET", block: OPEN_READS, expect: "deny" },
+    { command: "pipenv run python x.py", block: OPEN_READS, expect: "deny" },
+    { command: "deno run --env-file x.ts", block: OPEN_READS, expect: "deny" },
+    { command: "ctags -R --langmap=k:.env -f - .", block: OPEN_READS, expect: "deny" },
+    { command: "mksquashfs . x.sqfs", block: OPEN_READS, expect: "deny" },
+    { command: "jar cf x.jar .", block: OPEN_READS, expect: "deny" },
+    { command: "toybox cp run.sh .git/hooks/pre-commit", block: EDIT_GIT, expect: "deny" },
+    { command: "rust-gdb -batch -ex 'shell rm -f y'", block: DENY_RM, expect: "deny" },
+    { command: "vim.basic -c '!rm -f y' -c qa run.sh", block: DENY_RM, expect: "deny" },
+    { command: "lldb -b -o 'platform shell rm -f y'", block: DENY_RM, expect: "deny" },
+    { command: "apt-get -o APT::Update::Pre-Invoke::='rm x' update", block: DENY_RM, expect: "ask" },
+    { command: "deno task --eval 'env rm -f y'", block: DENY_RM, expect: "deny" },
+    { command: "bun exec 'env rm -f y'", block: DENY_RM, expect: "deny" },
+    { command: "pnpm -c exec 'env rm -f y'", block: DENY_RM, expect: "deny" },
+    { command: "make CC=rm CPPFLAGS=-- a.o", block: DENY_RM, expect: "deny" },
+    {
+      command: "ansible localhost -m copy -a 'src=run.sh dest=.git/hooks/pre-commit'",
+      block: EDIT_GIT,
+      expect: "deny"
+    },
+    { command: "ansible localhost -m debug -a msg=hi", block: DENY_RM, expect: "ask" },
+    { command: `echo 'file(".env")' | terraform console`, block: OPEN_READS, expect: "ask" },
+    { command: "systemd-run --user --on-active=60 ./run.sh", block: DENY_RM, expect: "ask" },
+    { command: "deno install -g -A -n x x.ts", block: DENY_RM, expect: "ask" },
+    { command: "brew install jq", block: DENY_RM, expect: "ask" },
+    { command: "java -Xlog:gc:file=.git/hooks/pre-commit -version", block: EDIT_GIT, expect: "deny" },
+    { command: "java -XX:LogFile=.git/hooks/pre-commit -version", block: EDIT_GIT, expect: "deny" },
+    {
+      command: "java -XX:StartFlightRecording=filename=.git/hooks/x.jfr -version",
+      block: EDIT_GIT,
+      expect: "deny"
+    },
+    { command: "java -Xloggc:.git/x -version", block: EDIT_GIT, expect: "deny" },
+    { command: "javac -d .git/hooks src/X.java", block: EDIT_GIT, expect: "deny" },
+    { command: "keytool -genkeypair -keystore .git/hooks/ks", block: EDIT_GIT, expect: "deny" },
+    { command: "mvn -l .git/hooks/pre-commit -v", block: EDIT_GIT, expect: "deny" },
+    { command: "MAVEN_OPTS=-Xlog:gc:file=.git/hooks/pre-commit mvn -v", block: EDIT_GIT, expect: "deny" },
+    { command: "MAVEN_ARGS='-l .git/x' mvn -v", block: EDIT_GIT, expect: "deny" },
+    { command: "pytest -o cache_dir=.git/hooks/c", block: EDIT_GIT, expect: "deny" },
+    { command: "pytest --junit-xml .git/hooks/j.xml", block: EDIT_GIT, expect: "deny" },
+    { command: "python3 -X pycache_prefix=.git/hooks -m unittest", block: EDIT_GIT, expect: "deny" },
+    { command: "php -d log_errors=1 -d error_log=.git/hooks/pre-commit -v", block: EDIT_GIT, expect: "deny" },
+    { command: "ctags -f .git/hooks/pre-commit -R src", block: EDIT_GIT, expect: "deny" },
+    { command: "openssl rand -writerand .git/hooks/post-checkout 10", block: EDIT_GIT, expect: "deny" },
+    { command: "gpg --homedir .git/hooks --list-keys", block: EDIT_GIT, expect: "deny" },
+    { command: "terraform plan -out=.git/hooks/pre-commit", block: EDIT_GIT, expect: "deny" },
+    { command: "cd .git && ctags -R ../src", block: EDIT_GIT, expect: "deny" },
+    { command: "cd .git/hooks && npm init -y", block: EDIT_GIT, expect: "deny" },
+    { command: "cd .git/hooks && node --cpu-prof ../../x.js", block: EDIT_GIT, expect: "deny" },
+    { command: "bun init -y .git/x", block: EDIT_GIT, expect: "deny" },
+    { command: "npm init -y -w .git/hooks", block: EDIT_GIT, expect: "deny" },
+    { command: "uv venv .git/x", block: EDIT_GIT, expect: "deny" },
+    { command: "dpkg-deb -x x.deb .git/hooks", block: EDIT_GIT, expect: "deny" },
+    {
+      command: "printf 'cache-dir=\".git/x\"\\n' > ruff.toml && ruff check .",
+      block: EDIT_GIT,
+      expect: "ask"
+    },
+    // Ordinary.
+    { command: "ls src && grep -r SECRET src", block: OPEN_READS, expect: "allow" },
+    { command: "dotenv -e notes.txt -- printenv", block: OPEN_READS, expect: "allow" },
+    {
+      command: "deno task build && deno run main.ts && terraform plan -out=plan.tfplan",
+      block: EDIT_GIT,
+      expect: "allow"
+    },
+    {
+      command: "make CC=gcc all && java -jar app.jar && pytest -o addopts=-v",
+      block: EDIT_GIT,
+      expect: "allow"
+    },
+    { command: "npm init -y", block: EDIT_GIT, expect: "allow" },
+    { command: "ctags -R src", block: EDIT_GIT, expect: "allow" },
+    { command: "uv venv", block: EDIT_GIT, expect: "allow" },
+    { command: "bun init", block: EDIT_GIT, expect: "allow" },
+    { command: "kubectl apply --filename=./deploy.yaml", block: EDIT_GIT, expect: "allow" },
+    { command: "zip -r a.zip src && tar -xzf a.tgz -C build", block: EDIT_GIT, expect: "allow" }
+  ])
 })

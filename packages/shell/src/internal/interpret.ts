@@ -831,7 +831,8 @@ const interpretWords = (
     // line a shell runs (the canonical form leaves the option out).
     if (key === "pnpm" && words.some((w) => w.value === "-c" || w.value === "--shell-mode")) {
       const at = words.findIndex((w) => w.value === "exec")
-      if (at !== -1) Runners.shellLine(words.slice(at + 1), "pnpm --shell-mode exec", opsFor(env, command, key, inner))
+      if (at !== -1)
+        Runners.shellLine(words.slice(at + 1), "pnpm --shell-mode exec", opsFor(env, command, key, inner))
     }
   } else if (key === "tar" || key === "gtar" || key === "bsdtar") {
     // `tar -C dir` (`-Cdir`, `--dir=dir`): the names after it are read or written there.
@@ -1487,6 +1488,9 @@ const unwrap = (
     if (options.values.has(option) || options.flags.has(option))
       commandNote(command, "unmodelled", `${key} ${option} runs commands this analysis cannot see`)
   }
+  // A timer runs the command later, outside the gate and any sandbox.
+  if (key === "systemd-run" && words.some((w) => /^--(on-|timer-property)/.test(w.value)))
+    commandNote(command, "unmodelled", "systemd-run starts a timer that runs the command later")
   for (const option of spec.writes ?? []) {
     for (const value of options.values.get(option) ?? []) {
       // strace's `-o '!cmd'` and `-o '|cmd'` pipe the trace into a command line.

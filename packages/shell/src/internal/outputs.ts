@@ -3,6 +3,7 @@
 // out`), `node`'s diagnostic files, and the file tools behind a subcommand (`cmake -E`,
 // `gio`), whose subcommands that only print are listed and any other is not modelled.
 import type { Word } from "./model.ts"
+import { staticWord } from "./model.ts"
 import { WRITE_OPTIONS } from "./programs.ts"
 import type { Sink } from "./risks.ts"
 
@@ -43,6 +44,31 @@ export const check = (key: string, words: ReadonlyArray<Word>, sink: Sink): void
     case "clang":
     case "clang++":
       compiler(key, words, sink)
+      return
+    case "ctags":
+    case "etags":
+      // Without -f/-o, the tag file is made where it runs.
+      if (!words.some((w) => /^(-f|-o|--output)/.test(w.value)))
+        write(sink, key, staticWord(key === "etags" ? "TAGS" : "tags"))
+      return
+    case "npm":
+    case "pnpm":
+    case "yarn":
+    case "bun":
+    case "uv":
+    case "poetry":
+    case "deno":
+    case "mix":
+    case "rails":
+    case "django-admin":
+    case "composer":
+      scaffold(key, words, sink)
+      return
+    case "dpkg-deb":
+    case "dpkg":
+    case "unsquashfs":
+    case "cabextract":
+      unpacked(key, words, sink)
       return
     case "rename":
     case "prename":
@@ -310,6 +336,14 @@ const NODE_NAMES = new Set([
   "--trace-event-file-pattern"
 ])
 
+// What node names the files its profiling options write in the working directory (a
+// stand-in for the process id and time in the real names).
+const NODE_DEFAULT_NAMES: ReadonlyMap<string, string> = new Map([
+  ["--cpu-prof", "CPU.cpuprofile"],
+  ["--heap-prof", "Heap.heapprofile"],
+  ["--prof", "isolate-v8.log"]
+])
+
 /**
  * `node --redirect-warnings=FILE`, `--cpu-prof-dir=DIR`, …: written. A file's name under
  * such a directory (`--cpu-prof-name`), or with `${pid}` put in, is not modelled.
@@ -332,6 +366,12 @@ const node = (words: ReadonlyArray<Word>, sink: Sink): void => {
       write(sink, `node ${option}`, value)
     }
   }
+  // Profiles and logs named by node itself land where it runs (`cd .git/hooks && node --cpu-prof x.js`).
+  if (!directory && names.length === 0)
+    for (const word of words) {
+      const made = NODE_DEFAULT_NAMES.get(word.value)
+      if (made !== undefined) write(sink, `node ${word.value}`, staticWord(made))
+    }
   for (const name of names) {
     if (directory || /\$\{/.test(name.value))
       sink.note(
@@ -465,7 +505,8 @@ const namedOutputs = (key: string, words: ReadonlyArray<Word>, sink: Sink): void
     const text = word.value
     if (word.isStatic && text.includes("=")) assignedOutputs(key, word, sink)
     // `-Xloggc:FILE`: the JVM's garbage-collection log.
-    if (word.isStatic && text.startsWith("-Xloggc:")) write(sink, `${key} -Xloggc:`, glued(word, text.slice(8)))
+    if (word.isStatic && text.startsWith("-Xloggc:"))
+      write(sink, `${key} -Xloggc:`, glued(word, text.slice(8)))
     if (!word.isStatic || text.length < 2 || text.charCodeAt(0) !== 45) continue
     if (text === "--") return
     // Go- and Java-style long options take one dash (`terraform plan -out=x`).
@@ -605,3 +646,59 @@ const assignedOutputs = (key: string, word: Word, sink: Sink): void => {
   }
 }
 const MAY_NAME_PLACE_OR_FILE = new RegExp(`${MAY_NAME_PLACE.source}|file|path|dir`, "i")
+
+// Scaffolders: the folder a new project is made in (`bun init DIR`, `uv venv DIR`, `poetry new
+// DIR`, `django-admin startproject NAME [DIR]`), or the manifest made where it runs (`npm
+// init`, in `-w DIR` when given).
+const SCAFFOLDS: ReadonlyMap<string, ReadonlyArray<string>> = new Map([
+  ["npm", ["init", "innit"]],
+  ["pnpm", ["init"]],
+  ["yarn", ["init"]],
+  ["bun", ["init"]],
+  ["uv", ["init", "venv"]],
+  ["poetry", ["new", "init"]],
+  ["deno", ["init"]],
+  ["mix", ["new"]],
+  ["rails", ["new"]],
+  ["django-admin", ["startproject", "startapp"]],
+  ["composer", ["create-project"]]
+])
+const scaffold = (key: string, words: ReadonlyArray<Word>, sink: Sink): void => {
+  const sub = words[1]?.value ?? ""
+  if (!SCAFFOLDS.get(key)?.includes(sub)) return
+  const workspace = words.findIndex(
+    (w) => w.value === "-w" || w.value === "--workspace" || w.value === "--dir"
+  )
+  const operands = words
+    .slice(2)
+    .filter((w, i) => !w.value.startsWith("-") && words[i + 1] !== words[workspace])
+  if (workspace !== -1 && words[workspace + 1] !== undefined)
+    write(sink, `${key} ${sub}`, words[workspace + 1])
+  // Where a project name comes first and its folder second.
+  const folder = key === "django-admin" || key === "composer" ? (operands[1] ?? operands[0]) : operands[0]
+  if (folder !== undefined && !(key === "npm" || key === "pnpm" || key === "yarn"))
+    write(sink, `${key} ${sub}`, folder)
+  else write(sink, `${key} ${sub}`, staticWord(MADE_HERE.get(`${key} ${sub}`) ?? "package.json"))
+}
+// What a scaffolder makes where it runs when given no folder.
+const MADE_HERE: ReadonlyMap<string, string> = new Map([
+  ["uv venv", ".venv"],
+  ["uv init", "pyproject.toml"],
+  ["poetry init", "pyproject.toml"],
+  ["deno init", "deno.json"]
+])
+
+// Package and image extractors: the folder they unpack into.
+const unpacked = (key: string, words: ReadonlyArray<Word>, sink: Sink): void => {
+  const at = (options: RegExp) => words.findIndex((w) => options.test(w.value))
+  if (key === "dpkg-deb" || key === "dpkg") {
+    const extract = at(/^(-x|-X|-R|--extract|--vextract|--raw-extract)$/)
+    if (extract === -1) return
+    write(sink, `${key} ${words[extract]!.value}`, words[extract + 2])
+    return
+  }
+  const dest = at(/^(-d|--directory|-dest)$/)
+  if (dest !== -1) write(sink, `${key} -d`, words[dest + 1])
+  else if (key === "unsquashfs") write(sink, key, staticWord("squashfs-root"))
+  else sink.note("writes", `${key} unpacks where it runs`)
+}

@@ -169,7 +169,18 @@ export const INTERPRETERS: ReadonlyMap<string, ReadonlyArray<string>> = new Map(
   ["gdb", ["-ex", "--eval-command", "-x", "--command"]],
   [
     "lldb",
-    ["-o", "--one-line", "-O", "--one-line-before-file", "-s", "--source", "-S", "--source-before-file", "-k", "-K"]
+    [
+      "-o",
+      "--one-line",
+      "-O",
+      "--one-line-before-file",
+      "-s",
+      "--source",
+      "-S",
+      "--source-before-file",
+      "-k",
+      "-K"
+    ]
   ],
   ["dc", ["-e", "--expression", "-f", "--file"]],
   ["vim", ["-c", "--cmd", "-S"]],

@@ -236,15 +236,14 @@ export const check = (key: string, words: ReadonlyArray<Word>, sink: Sink): void
       // `console` evaluates expressions from its input (`file(".env")`).
       if (args[0] === "console") opaque(sink, `${name} console evaluates expressions from its input`)
       return
-    case "systemd-run":
-      // A unit runs the command now or later (timers), outside the gate and any sandbox.
-      opaque(sink, `${name} runs a command as a service unit, now or later`)
-      return
     case "make":
     case "gmake":
       for (const a of args) {
         // `CC=rm`, `AR=…`: a program its built-in rules run.
-        const program = /^(CC|CXX|CPP|AR|AS|LD|FC|PC|M4|LEX|YACC|RM|MAKEINFO|TEX|LINT|GET|CO|CTANGLE|CWEAVE|TANGLE|WEAVE|MAKE)=(.*)$/s.exec(a)
+        const program =
+          /^(CC|CXX|CPP|AR|AS|LD|FC|PC|M4|LEX|YACC|RM|MAKEINFO|TEX|LINT|GET|CO|CTANGLE|CWEAVE|TANGLE|WEAVE|MAKE)=(.*)$/s.exec(
+            a
+          )
         if (program?.[2]) sink.text(program[2], "bash", `${name} ${program[1]}=`)
         // --eval by any prefix make accepts (`--ev=…`).
         if (/^--ev(a(l)?)?(=|$)/.test(a) || /^-[a-zA-Z]*E/.test(a))
@@ -657,7 +656,8 @@ const globalInstall = (key: string, name: string, args: ReadonlyArray<string>, s
       if (sub === "profile" && args.includes("install")) installsPrograms(name, sink)
       return
     case "nix-env":
-      if (args.some((a) => a === "-i" || a === "--install" || /^-[a-zA-Z]*i/.test(a))) installsPrograms(name, sink)
+      if (args.some((a) => a === "-i" || a === "--install" || /^-[a-zA-Z]*i/.test(a)))
+        installsPrograms(name, sink)
       return
     case "mise":
     case "rtx":
@@ -670,7 +670,11 @@ const globalInstall = (key: string, name: string, args: ReadonlyArray<string>, s
       if (sub === "archive.install" || sub === "escript.install") installsPrograms(name, sink)
       return
     case "uv":
-      if ((sub === "tool" && args.includes("install")) || (sub === "python" && args.includes("install")) || (sub === "self" && args.includes("update")))
+      if (
+        (sub === "tool" && args.includes("install")) ||
+        (sub === "python" && args.includes("install")) ||
+        (sub === "self" && args.includes("update"))
+      )
         installsPrograms(name, sink)
       return
     case "corepack":
@@ -786,7 +790,9 @@ const shellEscapes = (key: string, args: ReadonlyArray<string>, sink: Sink): voi
   if (key === "lldb") {
     // `platform shell CMD` (and its `shell` alias) runs CMD.
     for (let i = 0; i < args.length; i++) {
-      const code = /^(-o|--one-line|-O|--one-line-before-file|-k|-K)$/.test(args[i]!) ? args[i + 1] : undefined
+      const code = /^(-o|--one-line|-O|--one-line-before-file|-k|-K)$/.test(args[i]!)
+        ? args[i + 1]
+        : undefined
       const escape = code === undefined ? null : /^\s*(?:platform\s+)?shell\s+(.*)$/s.exec(code)
       if (escape?.[1] !== undefined) sink.text(escape[1], "bash", `lldb ${args[i]}`)
     }
@@ -1376,7 +1382,13 @@ const git = (name: string, words: ReadonlyArray<Word>, sink: Sink): void => {
   // `git submodule add REPO [PATH]` clones into PATH (the repository's name without it).
   if (sub === "submodule" && rest[0] === "add") {
     const operands = rest.slice(1).filter((a) => !a.startsWith("-"))
-    const path = operands[1] ?? operands[0]?.replace(/\/+$/, "").replace(/\.git$/, "").split("/").pop()
+    const path =
+      operands[1] ??
+      operands[0]
+        ?.replace(/\/+$/, "")
+        .replace(/\.git$/, "")
+        .split("/")
+        .pop()
     if (path) sink.path(path, "write")
   }
   // `git maintenance start|register` writes the global configuration and schedules git to

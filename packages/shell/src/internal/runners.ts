@@ -159,7 +159,8 @@ export const CHECKED: ReadonlySet<string> = new Set([
 export const shellLine = (words: ReadonlyArray<Word>, via: string, ops: Ops): void => {
   ops.note("executes", `${via} runs a command line`)
   if (words.length === 0) return
-  if (words.some((w) => !w.isStatic)) ops.note("unmodelled", `${via} runs a command line only known at run time`)
+  if (words.some((w) => !w.isStatic))
+    ops.note("unmodelled", `${via} runs a command line only known at run time`)
   else ops.text(joined(words), "bash", via)
 }
 
