@@ -731,7 +731,16 @@ const readPatterns = (
   // (many paths share a folder).
   let writtenFolders: Map<string, boolean> | undefined
   let trees: ReadonlySet<string> | undefined
+  // (Paths come in runs from one folder: the last answer is kept at hand.)
+  let lastFolder: string | undefined
+  let lastAnswer = false
   const writtenBelow = (directory: string): boolean => {
+    if (directory === lastFolder) return lastAnswer
+    lastFolder = directory
+    lastAnswer = writtenAbove(directory)
+    return lastAnswer
+  }
+  const writtenAbove = (directory: string): boolean => {
     writtenFolders ??= new Map()
     let known = writtenFolders.get(directory)
     if (known === undefined) {
@@ -739,7 +748,7 @@ const readPatterns = (
       // Each folder above is asked once, through this memo. (Whatever the order of the
       // commands: a function or a loop runs a read written before the write again after it.)
       const cut = directory.lastIndexOf(NodePath.sep)
-      known = trees.size > 0 && (trees.has(directory) || (cut > 0 && writtenBelow(directory.slice(0, cut))))
+      known = trees.size > 0 && (trees.has(directory) || (cut > 0 && writtenAbove(directory.slice(0, cut))))
       writtenFolders.set(directory, known)
     }
     return known

@@ -59,6 +59,8 @@ export interface Env {
   readonly pathKeys: Map<string, number>
   /** Per folder (or path not there yet) read, who read it: command index × 16 + the way's bit (made when first needed). */
   commandReads?: Map<string, Array<number>>
+  /** Per command, whether it reads every file under a folder it is given (made when first needed). */
+  treeReaders?: Map<number, boolean>
   readonly notes: Array<Note>
   readonly errors: Array<string>
   readonly payloads: Array<Payload>

@@ -21,6 +21,7 @@ import {
   resolveFrom,
   resolvePath
 } from "./paths.ts"
+import { programKey } from "./programName.ts"
 import * as Programs from "./programs.ts"
 
 const MAX_DIRECTORIES = 16
@@ -558,7 +559,7 @@ const record = (
   // A folder (or what may become one) read is kept once per command: what a command reads of
   // it (its names, or every file under it: `ls . && grep -r KEY .`) is the command's.
   const fresh = claimPath(env, access, via, real)
-  const perCommand = access === "read" && (isDirectory || !exists)
+  const perCommand = access === "read" && (isDirectory || !exists) && readsTrees(env, command)
   if (perCommand) {
     const reader = claimCommandRead(env, command.index * 16 + VIA_BITS[via], real)
     if (!fresh && !reader) return
@@ -599,6 +600,19 @@ const claimPath = (env: Env, access: PathAccess["access"], via: PathAccess["via"
   if ((seen & bit) !== 0) return false
   env.pathKeys.set(path, seen | bit)
   return true
+}
+
+// Whether a command reads every file under a folder it is given (`grep -r`, `tar`, `rg`),
+// asked once per command.
+const readsTrees = (env: Env, command: MutableCommand): boolean => {
+  env.treeReaders ??= new Map()
+  let reads = env.treeReaders.get(command.index)
+  if (reads === undefined) {
+    const argv = command.argv
+    reads = argv.length > 0 && Programs.readsDirectoryContents(programKey(argv[0]!), argv) !== undefined
+    env.treeReaders.set(command.index, reads)
+  }
+  return reads
 }
 
 // Whether this command's read of `path` (a folder, or nothing yet) by this way is new to the

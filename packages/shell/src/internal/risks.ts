@@ -146,7 +146,7 @@ export const check = (key: string, words: ReadonlyArray<Word>, sink: Sink): void
       installsPrograms(name, sink)
     return
   }
-  globalInstall(key, name, args, sink)
+  if (INSTALLERS.has(key)) globalInstall(key, name, args, sink)
   if (AWKS.has(key)) {
     awk(name, words, sink)
     return
@@ -612,6 +612,36 @@ export const loadsDotenv = (key: string, words: ReadonlyArray<Word>, sink: Sink)
 // the project's files (`pre-commit install`, `husky`, `git lfs install`).
 const installsPrograms = (name: string, sink: Sink): void =>
   sink.note("unmodelled", `${name} installs programs outside the project, which later commands may run`)
+const INSTALLERS: ReadonlySet<string> = new Set([
+  "npm",
+  "pnpm",
+  "bun",
+  "yarn",
+  "cargo",
+  "go",
+  "gem",
+  "luarocks",
+  "volta",
+  "pipx",
+  "deno",
+  "dotnet",
+  "composer",
+  "brew",
+  "nix",
+  "nix-env",
+  "mise",
+  "rtx",
+  "rustup",
+  "mix",
+  "uv",
+  "corepack",
+  "pre-commit",
+  "lefthook",
+  "overcommit",
+  "husky",
+  "simple-git-hooks",
+  "git-lfs"
+])
 const globalInstall = (key: string, name: string, args: ReadonlyArray<string>, sink: Sink): void => {
   const sub = args.find((a) => !a.startsWith("-"))
   const global = args.some((a) => a === "-g" || a === "--global" || /^--location=global$/.test(a))
