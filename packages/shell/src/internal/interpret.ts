@@ -125,85 +125,6 @@ const WRITES_NO_CONTENT: ReadonlySet<string> = new Set([
   "chgrp"
 ])
 
-// Programs that run what the project's files say, beyond `runsProjectCode`: package
-// managers (their scripts and lifecycle hooks, `pnpm build`, `npm install`), build and task
-// runners, and interpreters (they import the project's modules).
-const RUNS_PROJECT_FILES: ReadonlySet<string> = new Set([
-  "npm",
-  "pnpm",
-  "yarn",
-  "bun",
-  "npx",
-  "pnpx",
-  "bunx",
-  "deno",
-  "corepack",
-  "make",
-  "gmake",
-  "just",
-  "rake",
-  "ninja",
-  "cmake",
-  "gradle",
-  "mvn",
-  "ant",
-  "tox",
-  "nox",
-  "uv",
-  "uvx",
-  "poetry",
-  "pipenv",
-  "hatch",
-  "composer",
-  "bundle",
-  "cargo",
-  "go",
-  "dotnet",
-  "pre-commit",
-  "source",
-  ".",
-  // Tools that load a configuration module or build file of the project.
-  "vite",
-  "webpack",
-  "rollup",
-  "rspack",
-  "parcel",
-  "next",
-  "nuxt",
-  "astro",
-  "tsup",
-  "turbo",
-  "nx",
-  "lerna",
-  "gulp",
-  "grunt",
-  "babel",
-  "mocha",
-  "ava",
-  "karma",
-  "playwright",
-  "cypress",
-  "nodemon",
-  "storybook",
-  "ng",
-  "hardhat",
-  "rails",
-  "mix",
-  "sbt",
-  "lein",
-  "meson",
-  "bazel",
-  "scons",
-  "swift",
-  "flutter",
-  "stack",
-  "cabal",
-  "terraform",
-  "ansible-playbook",
-  "gradlew",
-  "mvnw"
-])
-
 // A command that runs code from files (a build, a test run, a script a shell or an
 // interpreter is given, `source`) after the same text wrote a file inside the project, or the
 // very file it runs: what it runs was written by the text, and no rule saw it (`printf 'rm
@@ -315,7 +236,8 @@ const runsFiles = (c: MutableCommand, readsFiles: boolean): boolean => {
   const argv = c.canonical ?? c.argv
   for (let n = -1; n < c.names.length; n++) {
     const key = programKey(n === -1 ? argv[0]! : c.names[n]!)
-    if (RUNS_PROJECT_FILES.has(key) || Programs.INTERPRETERS.has(key) || Programs.isPython(key)) return true
+    if (Programs.RUNS_PROJECT_FILES.has(key) || Programs.INTERPRETERS.has(key) || Programs.isPython(key))
+      return true
     if (readsFiles && (Programs.POSIX_SHELLS.has(key) || Programs.POWERSHELLS.has(key))) return true
   }
   return false

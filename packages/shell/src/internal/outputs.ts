@@ -4,7 +4,7 @@
 // `gio`), whose subcommands that only print are listed and any other is not modelled.
 import type { Word } from "./model.ts"
 import { staticWord } from "./model.ts"
-import { WRITE_OPTIONS } from "./programs.ts"
+import { INTERPRETERS, isPython, RUNS_PROJECT_FILES, WRITE_OPTIONS } from "./programs.ts"
 import type { Sink } from "./risks.ts"
 
 /** Records what `key` writes, or notes that it is not known. */
@@ -553,36 +553,6 @@ const IN_PLACE_FLAGS: ReadonlyMap<string, RegExp> = new Map([
   ["perltidy", /^-b$/]
 ])
 const IN_PLACE_LONG = /^--(write|in-?place|fix)(=.*)?$/
-// Package managers and task runners: their flags after a script or task are the task's.
-const PASSES_FLAGS_ON: ReadonlySet<string> = new Set([
-  "npm",
-  "pnpm",
-  "yarn",
-  "bun",
-  "npx",
-  "pnpx",
-  "bunx",
-  "deno",
-  "make",
-  "just",
-  "task",
-  "cargo",
-  "go",
-  "git",
-  "docker",
-  "podman",
-  "uv",
-  "uvx",
-  "poetry",
-  "pipenv",
-  "hatch",
-  "tox",
-  "nox",
-  "nx",
-  "turbo",
-  "lerna"
-])
-
 /**
  * `prettier --write FILE`, `gofmt -w FILE`, `clang-format -i FILE`: each file named is
  * written. A folder named (`gofmt -w .`) is written under, which is noted, not judged as a
@@ -590,8 +560,8 @@ const PASSES_FLAGS_ON: ReadonlySet<string> = new Set([
  */
 const inPlace = (key: string, words: ReadonlyArray<Word>, sink: Sink): void => {
   const short = IN_PLACE_FLAGS.get(key)
-  // A runner hands such flags on to what it runs (`npm run lint -- --fix`).
-  if (PASSES_FLAGS_ON.has(key)) return
+  // A runner or an interpreter hands such flags on to what it runs (`npm run lint -- --fix`).
+  if (RUNS_PROJECT_FILES.has(key) || INTERPRETERS.has(key) || isPython(key)) return
   const end = words.findIndex((w) => w.value === "--")
   const given = end === -1 ? words : words.slice(0, end)
   if (!given.some((w, i) => i > 0 && (IN_PLACE_LONG.test(w.value) || short?.test(w.value) === true))) return
