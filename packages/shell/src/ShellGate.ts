@@ -38,7 +38,8 @@ import { baseName, programKey } from "./internal/programName.ts"
 import {
   configuresExecution as configures,
   isBroadProgram,
-  readsDirectoryContents
+  readsDirectoryContents,
+  WRITES_LAST
 } from "./internal/programs.ts"
 import { isKnownSafe, runsProjectCode } from "./internal/safe.ts"
 import { HOME_SECRETS } from "./Sandbox.ts"
@@ -695,10 +696,11 @@ const ownOutput = (analysis: ShellAnalysis.Analysis, path: ShellAnalysis.PathAcc
         path.path.startsWith(p.path.endsWith(NodePath.sep) ? p.path : p.path + NodePath.sep))
   )
 
-// The paths written that may hold names the text makes: all but the destinations of mv, cp,
-// install and link, whose new names are writes of their own (`mv a tests/`: tests/a) and
-// whose sources are judged as read, whole folders too (`cp -r . y` reads .env).
-const COPIERS: ReadonlySet<string> = new Set(["mv", "cp", "install", "link"])
+// The paths written that may hold names the text makes: all but the destinations of mv and
+// the programs that write their last operand (cp, install, ln, link, rsync, scp), whose new
+// names are writes of their own (`mv a tests/`: tests/a) and whose sources are judged as
+// read, whole folders too (`cp -r . y` reads .env; a link made is not followed after it).
+const COPIERS: ReadonlySet<string> = new Set(["mv", ...WRITES_LAST])
 const treesWritten = (analysis: ShellAnalysis.Analysis): ReadonlySet<string> => {
   const out = new Set<string>()
   for (const p of analysis.paths) {

@@ -94,6 +94,8 @@ const DENY_RM_ID = { bash: { "*": "allow", "rm *": "deny", id: "deny" } }
 const EDIT_SRC = { bash: { "*": "allow" }, edit: { "*": "allow", "src/*": "deny" } }
 /** Every command allowed, nothing under .git/ written. */
 const EDIT_GIT = { bash: { "*": "allow" }, edit: { "*": "allow", ".git/*": "deny" } }
+/** Every command allowed, edits asked but under src/. */
+const EDIT_SRC_ASK = { bash: { "*": "allow" }, edit: { "*": "ask", "src/*": "allow" } }
 /** Every command allowed, and every folder outside the project but the home folder. */
 const HOME_DENIED = {
   bash: { "*": "allow" },
@@ -2601,7 +2603,9 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "npm_config_cache=.git npm cache clean --force", block: EDIT_GIT, expect: "deny" },
     { command: "CARGO_TARGET_DIR=.git cargo clean", block: EDIT_GIT, expect: "ask" },
     { command: "XDG_CACHE_HOME=.git/x some-tool", block: EDIT_GIT, expect: "deny" },
-    { command: "CLASSPATH=lib:.git/x java Main", block: EDIT_GIT, expect: "deny" },
+    // A search path is read, not written.
+    { command: "CLASSPATH=lib:.env java Main", block: OPEN_READS, expect: "deny" },
+    { command: "CLASSPATH=lib:.git/x java Main", block: EDIT_GIT, expect: "allow" },
     { command: "ENV_FILE=.env node app.js", block: OPEN_READS, expect: "deny" },
     { command: "ENV_FILE=prod.env node app.js", block: OPEN_READS, expect: "deny" },
     {
@@ -3040,5 +3044,66 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "bun init", block: EDIT_GIT, expect: "allow" },
     { command: "kubectl apply --filename=./deploy.yaml", block: EDIT_GIT, expect: "allow" },
     { command: "zip -r a.zip src && tar -xzf a.tgz -C build", block: EDIT_GIT, expect: "allow" }
+  ])
+
+  // Holes in the rules above found by attacking them (each run for real), and ordinary
+  // commands they must not deny.
+  cases("variants of the new rules, and what they must let through", [
+    { command: "cd .git/hooks && PIP_LOG=pre-commit pip list", block: EDIT_GIT, expect: "deny" },
+    {
+      command: "find .git/hooks -maxdepth 0 -execdir cp hooks/pre-commit.sample hooks/pre-commit \\;",
+      block: EDIT_GIT,
+      expect: "ask"
+    },
+    { command: "pip install --no-deps --tar .git/x ./a.whl", block: EDIT_GIT, expect: "deny" },
+    { command: "pip wheel --wheel-d=.git/hooks ./a.whl", block: EDIT_GIT, expect: "deny" },
+    { command: "cd .git/hooks && pip list --log pre-commit", block: EDIT_GIT, expect: "deny" },
+    { command: "python3 -m dotenv list", block: OPEN_READS, expect: "deny" },
+    { command: "npx -y dotenv-cli -- printenv SECRET", block: OPEN_READS, expect: "deny" },
+    { command: "docker compose config", block: OPEN_READS, expect: "deny" },
+    { command: "git lfs update --force", block: EDIT_GIT, expect: "deny" },
+    { command: "python3 -m pre_commit install", block: EDIT_GIT, expect: "deny" },
+    { command: "pre-commit init-templatedir .git/x", block: EDIT_GIT, expect: "deny" },
+    { command: "pre-commit instal", block: EDIT_GIT, expect: "deny" },
+    { command: "npx -y husky-init", block: EDIT_GIT, expect: "deny" },
+    { command: "npm i --location global ./p", block: DENY_RM, expect: "ask" },
+    { command: "npm install -gf ./p", block: DENY_RM, expect: "ask" },
+    { command: "npm isnta -g ./p", block: DENY_RM, expect: "ask" },
+    { command: "npm link ./p", block: DENY_RM, expect: "ask" },
+    { command: "dpkg-deb -xv a.deb .git", block: EDIT_GIT, expect: "deny" },
+    { command: "npm init -y --workspace=.git/x", block: EDIT_GIT, expect: "deny" },
+    { command: "MY_OPTS=-Dlog.file=.git/hooks/pre-commit java -jar a.jar", block: EDIT_GIT, expect: "deny" },
+    { command: "CFLAGS=@.env gcc -c src/a.c", block: OPEN_READS, expect: "ask" },
+    { command: "cmake -S . -B build -DCMAKE_C_COMPILER=rm", block: DENY_RM, expect: "deny" },
+    { command: "prettier --write notes.txt --config .git/config", block: EDIT_GIT, expect: "allow" },
+    // Ordinary.
+    { command: "PROJECT_ROOT=. make test", block: EDIT_GIT, expect: "allow" },
+    { command: "cd lib && ROOT_DIR=.. node a.js", block: EDIT_GIT, expect: "allow" },
+    {
+      command: "LOG_LEVEL=debug npm start && TIMEOUT=30 npm test && PROFILE=dev npm start",
+      block: EDIT_GIT,
+      expect: "allow"
+    },
+    {
+      command: "BASE_URL=/app/ npm run build && PUBLIC_URL=/static npm run build",
+      block: EDIT_GIT,
+      expect: "allow"
+    },
+    {
+      command: "IMAGE=ghcr.io/x/y:1 make push && BRANCH=feature/x make deploy",
+      block: EDIT_GIT,
+      expect: "allow"
+    },
+    { command: `CFLAGS="$CFLAGS -O2" make`, block: EDIT_GIT, expect: "allow" },
+    {
+      command: "cmake -S . -B build -DCMAKE_EXPORT_COMPILE_COMMANDS=ON -DCMAKE_C_COMPILER=clang",
+      block: DENY_RM,
+      expect: "allow"
+    },
+    { command: "ruff check --fix . && eslint --fix --ext .ts src/", block: EDIT_SRC_ASK, expect: "allow" },
+    { command: "prettier --write --config .prettierrc notes.txt", block: EDIT_GIT, expect: "allow" },
+    { command: "declare -A m; m=([foo]=1 [bar]=2)", block: DENY_RM, expect: "allow" },
+    { command: "ctags -R . && rustup target add wasm32-unknown-unknown", block: OPEN_READS, expect: "allow" },
+    { command: "npm link foo", block: DENY_RM, expect: "allow" }
   ])
 })

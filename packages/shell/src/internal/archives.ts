@@ -259,11 +259,9 @@ const cpio = (words: ReadonlyArray<Word>): ArchiveWrites => {
 const unrar = (words: ReadonlyArray<Word>): ArchiveWrites => {
   const operands = words.slice(1).filter((w) => !w.value.startsWith("-"))
   const command = operands[0]?.value
-  // `7z a|u|d|rn ARCHIVE …` changes the archive, its first operand after the command.
-  if (command === "a" || command === "u" || command === "d" || command === "rn") {
-    const operands = words.slice(1).filter((w) => !w.value.startsWith("-"))
+  // `rar a|u|d|rn ARCHIVE …` changes the archive, its first operand after the command.
+  if (command === "a" || command === "u" || command === "d" || command === "rn")
     return { writes: operands.slice(1, 2), unmodelled: [] }
-  }
   if (command !== "x" && command !== "e") return NOTHING
   const last = operands.at(-1)
   return { writes: operands.length > 2 && last!.value.endsWith("/") ? [last!] : [HERE], unmodelled: [] }

@@ -24,6 +24,8 @@ interface Context {
   literalHeredoc: boolean
   /** Names the text only ever assigns integers, computed when first needed. */
   integers: Set<string> | undefined
+  /** Names the text declares associative (`declare -A m`), computed when first needed. */
+  associative: Set<string> | undefined
 }
 
 // Leaves whose text the shell still expands: scanned for expansion syntax left inside them.
@@ -76,7 +78,8 @@ export const walkBash = (root: SyntaxNode, source: string, home: () => string): 
     arithmetic: 0,
     doubleBracket: 0,
     literalHeredoc: false,
-    integers: undefined
+    integers: undefined,
+    associative: undefined
   }
   visit(root, ctx)
   return ctx.out
@@ -431,6 +434,9 @@ const indexedSubscripts = (node: SyntaxNode, ctx: Context): void => {
   if (node.type !== "variable_assignment") return
   const value = node.childForFieldName("value")
   if (value?.type !== "array") return
+  // An array the text declares associative (`declare -A m; m=([k]=v)`) has text keys.
+  ctx.associative ??= associativeNames(ctx.root)
+  if (ctx.associative.has(node.childForFieldName("name")?.text ?? "")) return
   for (const element of value.namedChildren) {
     const text = element.text
     if (!text.startsWith("[")) continue
@@ -440,6 +446,26 @@ const indexedSubscripts = (node: SyntaxNode, ctx: Context): void => {
         `the array element \`${clip(text)}\` has a subscript bash evaluates as arithmetic, running what it holds`
       )
   }
+}
+
+// The names declared with -A anywhere in the text (in any quoting of the option).
+const associativeNames = (root: SyntaxNode): Set<string> => {
+  const names = new Set<string>()
+  const stack: Array<SyntaxNode> = [root]
+  while (stack.length > 0) {
+    const node = stack.pop()!
+    if (node.type === "declaration_command") {
+      if (node.namedChildren.some((c) => /^['"]?[-+][a-zA-Z]*A/.test(c.text)))
+        for (const child of node.namedChildren) {
+          if (child.type === "variable_name") names.add(child.text)
+          else if (child.type === "variable_assignment")
+            names.add(child.childForFieldName("name")?.text ?? "")
+        }
+      continue
+    }
+    for (const child of node.namedChildren) stack.push(child)
+  }
+  return names
 }
 
 const arithmeticChildren = (node: SyntaxNode, ctx: Context): void => {

@@ -11,7 +11,7 @@ import { generatedPaths, generates } from "./generated.ts"
 import { isOptionWord } from "./getopt.ts"
 import { GREP_PROGRAMS, parseGrep } from "./grep.ts"
 import type { RawRedirect, Word } from "./model.ts"
-import { staticWord } from "./model.ts"
+import { staticWord, URL_LIKE } from "./model.ts"
 import {
   expandGlob,
   globPrefix,
@@ -272,8 +272,6 @@ const enterable = (env: Env, absolute: string): boolean => {
 
 // ---------------------------------------------------------------------------------------
 // Paths
-
-const URL_LIKE = /^[a-z][a-z0-9+.-]*:\/\//i
 
 // PowerShell drives that are not folders: names of the session, and the registry and
 // certificate stores (Windows).
@@ -870,7 +868,7 @@ export const argumentPaths = (
         if (glued === "") i++
         continue
       }
-      if (writeOptions.includes(option)) {
+      if (writeOptions.includes(option) || pipAbbreviates(key, option, writeOptions)) {
         const access = accessOf(key)
         const file = eq
           ? { ...word, value: eq[2]!, raw: eq[2]!, path: word.path === undefined ? undefined : eq[2]! }
@@ -1426,6 +1424,14 @@ const unknownChangingCmdlet = (key: string): boolean => {
   const dash = key.indexOf("-")
   return dash > 0 && !Programs.POWERSHELL_CMDLETS.has(key) && !LOOKING_VERBS.has(key.slice(0, dash))
 }
+
+// pip takes any unambiguous prefix of a long option (`--tar` is --target, `--wheel-d`
+// --wheel-dir): one that begins only write options is one.
+const pipAbbreviates = (key: string, option: string, writeOptions: ReadonlyArray<string>): boolean =>
+  option.startsWith("--") &&
+  option.length >= 4 &&
+  Programs.isPip(key) &&
+  writeOptions.some((o) => o.startsWith(option))
 
 // How a program uses the file its output option names: ssh-keygen -f also names the key it
 // reads (-y prints a private key's public half, -l its fingerprint).

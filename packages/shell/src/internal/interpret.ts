@@ -23,10 +23,11 @@ import {
 import * as Getopt from "./getopt.ts"
 import * as LongOptions from "./longOptions.ts"
 import type { RawAssignment, RawCommand, RawRedirect, WalkResult, Word } from "./model.ts"
-import { staticWord } from "./model.ts"
+import { staticWord, URL_LIKE } from "./model.ts"
 import * as Operands from "./operands.ts"
 import * as Outputs from "./outputs.ts"
 import { aliasOf, baseName, programKey } from "./programName.ts"
+import { resolveFrom } from "./paths.ts"
 import * as Programs from "./programs.ts"
 import * as Risks from "./risks.ts"
 import * as Runners from "./runners.ts"
@@ -535,7 +536,13 @@ const checkAssignment = (
   }
   if (kind === "flags") {
     // Compiler flags: plain ones change nothing run; shell text or options that run programs do.
-    if (!value.isStatic || /[;&|`$<>()\\\n]|-wrapper|-fplugin|-B|-specs|linker|link-arg/.test(value.value))
+    // `CFLAGS="$CFLAGS -O2"` adds to what the variable held already.
+    const rest = value.raw.replace(new RegExp(`\\$\\{?${name}\\}?`, "g"), "").replace(/^"|"$/g, "")
+    if (
+      /[;&|`$<>()\\\n]|(^|\s)@|-wrapper|-fplugin|-B|-specs|linker|link-arg/.test(
+        value.isStatic ? value.value : rest
+      )
+    )
       commandNote(command, "unmodelled", `${name} puts \`${value.raw}\` into the commands builds run`)
     return
   }
@@ -800,7 +807,8 @@ const interpretWords = (
   }
   if (ps && (key === "set-item" || key === "new-item" || key === "set-content" || key === "add-content"))
     environmentItem(env, command, args, inner)
-  if (Risks.LOADS_DOTENV.has(key)) Risks.loadsDotenv(key, args, sinkFor(env, command, inner))
+  if (Risks.LOADS_DOTENV.has(key) || Programs.isPython(key))
+    Risks.loadsDotenv(key, args, sinkFor(env, command, inner))
   const handled = special(env, command, key, args, inner)
   if (handled) return
   const sink = sinkFor(env, command, inner)
@@ -868,18 +876,30 @@ class CommandOps implements Runners.Ops {
 // Variables whose values are never files or folders a program opens (`TZ=Europe/Paris`).
 const NOT_PATHS =
   /^(TZ|LANG|LANGUAGE|LC_[A-Z]+|TERM|COLORTERM|COLUMNS|LINES|NODE_ENV|RAILS_ENV|RACK_ENV|APP_ENV|FLASK_ENV|MIX_ENV|DEBUG|CI|FORCE_COLOR|NO_COLOR|PORT|HOST|LOG_LEVEL|RUST_LOG|RUST_BACKTRACE|GOOS|GOARCH|CGO_ENABLED|GO111MODULE|PYTHONUNBUFFERED|PYTHONDONTWRITEBYTECODE|PYTHONHASHSEED|PYTHONWARNINGS|NODE_NO_WARNINGS|VERSION|TAG)$/
-// Names that say their variable holds a path (`OUT_DIR`, `GOMODCACHE`, `PIP_CACHE_DIR`).
-const PATH_LIKE_NAME = /DIR|PATH|HOME|CACHE|FILE|ROOT|PREFIX|DEST|OUT|TMP|TEMP|CONF|RC$|LOG|LOCATION|FOLDER/i
+// Names that say their variable holds a path: a word of the name (`OUT_DIR`, `CARGO_HOME`,
+// `ENV_FILE`) or how it ends (`GOMODCACHE`, `GOPATH`, `KUBECONFIG`); not `TIMEOUT`, `PROFILE`.
+const PATH_LIKE_NAME =
+  /(^|_)(DIRS?|PATHS?|HOME|CACHE|FILES?|ROOT|PREFIX|DEST|OUT|OUTPUT|TMP|TEMP|CONF|CONFIG|RC|LOGS?|LOCATION|FOLDER|STORE)(_|$)|(DIR|PATH|CACHE|ROOT|PREFIX|CONFIG)$/i
+// Names of settings that are no place (`LOG_LEVEL`, `BASE_URL`).
+const NOT_A_PLACE =
+  /LEVEL|FORMAT|MODE|COLOU?R|SIZE|ENABLED?|DISABLED?|MAX|MIN|NUM|COUNT|TTL|TIMEOUT|PORT|HOST|URL|URI|NAME|_ID$|KEY|TOKEN|SECRET|USER|PASS|VERSION|TYPE|ENV$/i
+// Names of places a program makes or clears things in (a cache, an output, a tree it builds):
+// what they name is written as well as read.
+const MAKES_THINGS =
+  /CACHE|TMP|TEMP|OUT|DEST|TARGET|BUILD|DIST|LOG|ARTIFACT|STORE|TRASH|DATA|STATE|WORK|HOME|PREFIX|DIR|OPTS|ARGS|OPTIONS/i
 
 // A program may open what any variable it is given names: `GOMODCACHE=/x go clean -modcache`
 // deletes /x, `PIP_CACHE_DIR=.git pip install` and `CARGO_TARGET_DIR=.git cargo clean` write
 // there, `CONFIG=.env node app.js` reads .env. Which variables a program reads is not known
-// here, so a value that names a path (absolute, from `~`, starting with `.`, with a slash, or
-// an entry that exists where the command runs; each part of a `:` list) is judged as both a read and
-// a write of it. A value known only at run time is not judged in a variable named for a path.
-// A variable set alone reaches programs only when it was exported before, which is judged
-// likely for an environment variable's name made for a path (`GOMODCACHE=/x; go clean
-// -modcache`) and not otherwise (`hooks=.git/hooks; ls $hooks`, whose later uses are judged).
+// here, so a value that names a path is judged: read, and written too where the name says the
+// program makes things there (`MAKES_THINGS`). A value names a path when it is spelt as one
+// (absolute, from `~`, starting with `.`), or names what exists where the command runs, or, for
+// a name made for a path, any value (`PIP_LOG=pre-commit` in .git/hooks); each part of a `:`
+// list and each option's value (`-l .git/x`, `-Dlog.file=x`). A value known only at run time
+// is not judged in a variable named for a path. A variable set alone reaches programs only when
+// it was exported before, which is judged likely for an environment variable's name made for a
+// path (`GOMODCACHE=/x; go clean -modcache`) and not otherwise (`hooks=.git/hooks; ls $hooks`,
+// whose later uses are judged).
 const valuePaths = (
   env: Env,
   command: MutableCommand,
@@ -890,25 +910,27 @@ const valuePaths = (
   const { name, value } = assignment
   if (
     NOT_PATHS.test(name.toUpperCase()) ||
+    /(URL|URI)$/i.test(name) ||
     (!exported && !(/^[A-Z][A-Z0-9_]*$/.test(name) && PATH_LIKE_NAME.test(name)))
   )
     return
+  const named = PATH_LIKE_NAME.test(name) && !NOT_A_PLACE.test(name)
   if (!value.isStatic) {
-    if (PATH_LIKE_NAME.test(name) || /[/\\]/.test(value.raw))
+    // `$HOME/go` is known here; `$(pwd)/x`, `$OUT` are not.
+    if (value.path !== undefined && !value.glob) judgeValuePath(env, command, name, value, scope)
+    else if (named || /[/\\]/.test(value.raw))
       commandNote(command, "unmodelled", `${name} is set to \`${value.raw}\`, a path only known at run time`)
     return
   }
-  // A list (`a:b`), options (`-l .git/x`, `-Xlog:gc:file=x`, `-Dlog.file=x`): each part, a
-  // setting's value without its name.
-  const parts = URL_LIKE.test(value.value)
-    ? [value.value]
-    : /[:\s=]/.test(value.value)
-      ? value.value.split(/[:\s]+/).map((part) => part.replace(/^-?[\w.-]*=/, ""))
-      : [value.value]
+  // A list (`a:b`; a URL's `://` is no separator), options (`-l .git/x`, `-Xlog:gc:file=x`,
+  // `-Dlog.file=x`): each part, a setting's value without its name.
+  const parts = /[:\s=]/.test(value.value)
+    ? value.value.split(/:(?!\/\/)|\s+/).map((part) => part.replace(/^-?[\w.-]*=/, ""))
+    : [value.value]
   for (const part of parts) {
     if (part === "" || part.startsWith("-") || URL_LIKE.test(part)) continue
     const word: Word =
-      parts.length === 1
+      part === value.value
         ? value
         : {
             ...value,
@@ -916,17 +938,35 @@ const valuePaths = (
             raw: part,
             path: part.startsWith("~/") ? env.home() + part.slice(1) : part
           }
-    if (
-      word.path === undefined ||
-      !(/^[/~.]/.test(word.path) || word.path.includes("/") || namesFile(env, word, scope))
-    )
-      continue
-    touch(env, command, word, "read", "argument", scope)
-    touch(env, command, word, "write", "argument", scope)
+    if (word.path === undefined) continue
+    // `a/b` under a name for no place is a path only where it exists (`BRANCH=feature/x`).
+    const spelt = /^[/~.]/.test(word.path) || (named && word.path.includes("/"))
+    if (!(spelt || named || namesFile(env, word, scope))) continue
+    judgeValuePath(env, command, name, word, scope)
   }
 }
 
-const URL_LIKE = /^[a-z][a-z0-9+.-]*:\/\//i
+// A read of the path a variable's value names, and a write where the name says the program
+// makes things there. The project (`.`, `..`) as a whole is only read even then, unless the
+// name is a cache or an output: `PROJECT_ROOT=. make test` names where the project is;
+// `GOMODCACHE=$PWD go clean -modcache` deletes it.
+const judgeValuePath = (env: Env, command: MutableCommand, name: string, word: Word, scope: Scope): void => {
+  touch(env, command, word, "read", "argument", scope)
+  if (!MAKES_THINGS.test(name)) return
+  const holdsProject =
+    word.path !== undefined &&
+    scope.cwds.some((cwd) => {
+      const absolute = resolveFrom(cwd, word.path!)
+      return (
+        env.resolver.root === absolute ||
+        env.resolver.root.startsWith(absolute.endsWith("/") ? absolute : `${absolute}/`)
+      )
+    })
+  if (holdsProject && !CLEARED.test(name)) return
+  touch(env, command, word, "write", "argument", scope)
+}
+// Places a program empties or fills wholesale: named for the project, still written.
+const CLEARED = /CACHE|TMP|TEMP|OUT|DEST|TARGET|BUILD|DIST|ARTIFACT|STORE|TRASH/i
 
 // `Set-Item env:NAME value` (and New-Item, Set-Content): an assignment of the environment.
 const environmentItem = (
@@ -1015,6 +1055,17 @@ class CommandSink implements Risks.Sink {
   path(text: string, access: "read" | "write"): void {
     const path = text.startsWith("~/") ? this.env.home() + text.slice(1) : text
     touch(this.env, this.command, { ...staticWord(text), path }, access, "argument", this.scope)
+  }
+
+  kind(text: string): "file" | "directory" | undefined {
+    const path = text.startsWith("~/") ? this.env.home() + text.slice(1) : text
+    let found: "file" | "directory" | undefined
+    for (const cwd of this.scope.cwds) {
+      const resolved = this.env.resolver.resolve(resolveFrom(cwd, path))
+      if (resolved.directory) return "directory"
+      if (resolved.exists) found = "file"
+    }
+    return found
   }
 }
 
@@ -1964,7 +2015,9 @@ const find = (env: Env, command: MutableCommand, words: ReadonlyArray<Word>, sco
         "executes",
         `find ${text} runs \`${inner.map((w) => w.value).join(" ")}\` for each file`
       )
-      childOf(env, command, inner.map(placeholder("{}")), [], scope, `find ${text}`, "payload")
+      // -execdir and -okdir run it in the folder of each file found: relative paths there are not known.
+      const where = text.endsWith("dir") ? { ...scope, cwds: [...scope.cwds], unknown: true } : scope
+      childOf(env, command, inner.map(placeholder("{}")), [], where, `find ${text}`, "payload")
       i = end + 1
       continue
     }

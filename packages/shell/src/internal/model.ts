@@ -90,6 +90,9 @@ export const emptyWalk = (): WalkResult => ({
   errors: []
 })
 
+/** A URL (`scheme://…`): no path of this machine. */
+export const URL_LIKE = /^[a-z][a-z0-9+.-]*:\/\//i
+
 export const staticWord = (value: string): Word => ({
   value,
   raw: value,

@@ -569,16 +569,32 @@ const inPlace = (key: string, words: ReadonlyArray<Word>, sink: Sink): void => {
     const word = words[i]!
     if (!word.isStatic || (word.value.startsWith("-") && i < (end === -1 ? words.length : end))) continue
     if (i === end) continue
+    // The value of an option before it (`--config .prettierrc`, `--ext .ts`) is no file to rewrite.
+    const before = words[i - 1]?.value ?? ""
+    if (
+      /^--?[a-zA-Z][\w-]*$/.test(before) &&
+      !IN_PLACE_LONG.test(before) &&
+      short?.test(before) !== true &&
+      VALUED.test(before)
+    )
+      continue
     const text = word.value
-    if (text === "." || text === ".." || text.endsWith("/") || word.glob)
+    const kind = sink.kind(text)
+    // A subcommand (`ruff check --fix .`) names nothing there; a folder is written under.
+    if (kind === undefined && !/[./]/.test(text)) continue
+    if (kind === "directory" || text.endsWith("/") || word.glob)
       sink.note("writes", `${key} rewrites files under \`${word.raw}\``)
     else write(sink, key, word)
   }
 }
+// Options of formatters and linters that take the next word as their value.
+const VALUED =
+  /^--?(config|c|ext|ignore-path|rule|rulesdir|plugin|parser|cache-location|resolve-plugins-relative-to|format|f|output-file|o|stdin-filename|max-warnings|env|global|ignore-pattern|report-unused-disable-directives-severity|line-length|target-version|select|ignore|extend-select|exclude|include)$/
 
 // Cache variables that name programs or code later builds run (`-DCMAKE_C_COMPILER_LAUNCHER=sh;-c;…`).
-const CMAKE_RUNS =
-  /(LAUNCHER|COMPILER|LINKER|PROGRAM|TOOLCHAIN|INCLUDE|EXECUTABLE|COMMAND|_SCRIPT|MODULE_PATH|EMULATOR|RULE_)/i
+const CMAKE_RUNS = /(TOOLCHAIN|INCLUDE$|_COMMAND$|_SCRIPT$|MODULE_PATH|RULE_LAUNCH)/i
+// Those whose value is a program (`-DCMAKE_C_COMPILER=clang`): judged as that program.
+const CMAKE_PROGRAMS = /(LAUNCHER|COMPILER|LINKER|PROGRAM|EXECUTABLE|EMULATOR)$/i
 
 /** `cmake -D NAME=VALUE` for a variable that names what later builds run; `-C FILE`, `-P FILE`. */
 const cmakeDefinitions = (words: ReadonlyArray<Word>, sink: Sink): void => {
@@ -586,7 +602,10 @@ const cmakeDefinitions = (words: ReadonlyArray<Word>, sink: Sink): void => {
     const text = words[i]!.value
     const definition = text === "-D" ? words[i + 1]?.value : text.startsWith("-D") ? text.slice(2) : undefined
     const name = definition?.split(/[:=]/)[0]
-    if (name !== undefined && CMAKE_RUNS.test(name))
+    const value = definition?.slice(definition.indexOf("=") + 1)
+    if (name !== undefined && value !== undefined && CMAKE_PROGRAMS.test(name) && /^[\w.+-]+$/.test(value))
+      sink.text(value, "bash", `cmake -D ${name}`)
+    else if (name !== undefined && (CMAKE_RUNS.test(name) || CMAKE_PROGRAMS.test(name)))
       sink.note("unmodelled", `cmake -D ${name} names a program or code the build runs`)
     if (text === "-C" || text === "-P" || /^-[CP]./.test(text))
       sink.note("unmodelled", `cmake ${text.slice(0, 2)} runs a cmake script`)
@@ -644,6 +663,11 @@ const scaffold = (key: string, words: ReadonlyArray<Word>, sink: Sink): void => 
     .filter((w, i) => !w.value.startsWith("-") && words[i + 1] !== words[workspace])
   if (workspace !== -1 && words[workspace + 1] !== undefined)
     write(sink, `${key} ${sub}`, words[workspace + 1])
+  // Glued: `--workspace=DIR`, `-w=DIR`, `--dir=DIR`.
+  for (const word of words) {
+    const glue = /^(--workspace|-w|--dir)=(.+)$/s.exec(word.value)
+    if (glue !== null) write(sink, `${key} ${sub}`, glued(word, glue[2]!))
+  }
   // Where a project name comes first and its folder second.
   const folder = key === "django-admin" || key === "composer" ? (operands[1] ?? operands[0]) : operands[0]
   if (folder !== undefined && !(key === "npm" || key === "pnpm" || key === "yarn"))
@@ -662,7 +686,7 @@ const MADE_HERE: ReadonlyMap<string, string> = new Map([
 const unpacked = (key: string, words: ReadonlyArray<Word>, sink: Sink): void => {
   const at = (options: RegExp) => words.findIndex((w) => options.test(w.value))
   if (key === "dpkg-deb" || key === "dpkg") {
-    const extract = at(/^(-x|-X|-R|--extract|--vextract|--raw-extract)$/)
+    const extract = at(/^(-[a-zA-Z]*[xXR][a-zA-Z]*|--extract|--vextract|--raw-extract)$/)
     if (extract === -1) return
     write(sink, `${key} ${words[extract]!.value}`, words[extract + 2])
     return

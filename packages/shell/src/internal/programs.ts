@@ -1646,7 +1646,7 @@ export const WRITE_OPTIONS: ReadonlyMap<string, ReadonlyArray<string>> = new Map
   // cargo builds into (and `cargo clean` deletes) its target directory.
   ["cargo", ["--target-dir"]],
   // pip (any of its names: see argumentPaths) installs, downloads or builds wheels into these.
-  ["pip", ["-t", "--target", "-d", "--dest", "-w", "--wheel-dir", "--root", "--prefix", "--src"]],
+  ["pip", ["-t", "--target", "-d", "--dest", "-w", "--wheel-dir", "--root", "--prefix", "--src", "--log"]],
   ["gcc", ["-o"]],
   ["cc", ["-o"]],
   ["clang", ["-o"]],
@@ -1788,9 +1788,6 @@ const RECURSIVE_FLAGS: ReadonlyMap<string, RegExp> = new Map([
   // Long options by any prefix getopt accepts (`--rec`, `--arch`).
   ["cp", /^(-[a-zA-Z]*[rRa][a-zA-Z]*|--rec(u(r(s(i(v(e)?)?)?)?)?)?|--ar(c(h(i(v(e)?)?)?)?)?)$/],
   ["scp", /^-[a-zA-Z]*r[a-zA-Z]*$/],
-  // Indexers: every file under the folders they are given.
-  ["ctags", /^(-[a-zA-Z]*R[a-zA-Z]*|--recurse(=yes)?)$/],
-  ["etags", /^(-[a-zA-Z]*R[a-zA-Z]*|--recurse(=yes)?)$/],
   ["cscope", /^-[a-zA-Z]*R[a-zA-Z]*$/],
   ["copy-item", /^-r(e(c(u(r(s(e)?)?)?)?)?)?$/i],
   ["select-string", /^-r(e(c(u(r(s(e)?)?)?)?)?)?$/i]
@@ -1816,6 +1813,12 @@ export const readsDirectoryContents = (
     const sub = gitSubcommand(argv)
     return sub === "grep" || sub === "add" || sub === "stage" || gitPrintsContents(argv) ? "all" : undefined
   }
+  // ctags reads only the files of languages it knows, unless told to map others (`--langmap`).
+  if (key === "ctags" || key === "etags")
+    return argv.some((w) => /^(-[a-zA-Z]*R|--recurse)/.test(w)) &&
+      argv.some((w) => /^--(langmap|langdef|map-|regex-)/.test(w))
+      ? "all"
+      : undefined
   const flags = RECURSIVE_FLAGS.get(key)
   if (flags !== undefined) return argv.slice(1).some((word) => flags.test(word)) ? "all" : undefined
   if (!TREE_READERS.has(key)) return undefined

@@ -5,7 +5,7 @@
 import type { NoteKind } from "../ShellAnalysis.ts"
 import type { Dialect } from "../ShellParser.ts"
 import * as Getopt from "./getopt.ts"
-import type { Word } from "./model.ts"
+import { type Word, URL_LIKE } from "./model.ts"
 import { AWKS, INTERPRETERS, isPip, isPython } from "./programs.ts"
 
 export interface Sink {
@@ -14,6 +14,8 @@ export interface Sink {
   readonly text: (text: string, dialect: Dialect, via: string) => void
   /** A file named inside an argument (sed's `w file`), read or written. */
   readonly path: (text: string, access: "read" | "write") => void
+  /** What a path names where the command runs: a folder (in any), else a file, else nothing. */
+  readonly kind: (text: string) => "file" | "directory" | undefined
   readonly dialect: Dialect
 }
 
@@ -577,6 +579,11 @@ const isPrefix = (value: string, full: string, minimum: number): boolean => {
  */
 export const LOADS_DOTENV: ReadonlySet<string> = new Set([
   "dotenv",
+  "dotenv-cli",
+  "docker",
+  "podman",
+  "docker-compose",
+  "podman-compose",
   "dotenvx",
   "honcho",
   "foreman",
@@ -589,6 +596,7 @@ export const loadsDotenv = (key: string, words: ReadonlyArray<Word>, sink: Sink)
   const named = args.some((a) => /^(-e|-f|--file|--env-file=.+|--dotenv=.+)$/.test(a) || /^-[ef]./.test(a))
   switch (key) {
     case "dotenv":
+    case "dotenv-cli":
     case "dotenvx":
     case "honcho":
     case "foreman":
@@ -599,9 +607,24 @@ export const loadsDotenv = (key: string, words: ReadonlyArray<Word>, sink: Sink)
       if ((args[0] === "run" || args[0] === "shell") && !named) sink.path(".env", "read")
       return
     case "deno":
-      if (args.includes("--env-file")) sink.path(".env", "read")
+      if (args.includes("--env-file") || args.includes("--env")) sink.path(".env", "read")
       return
+    case "docker":
+    case "podman":
+    case "docker-compose":
+    case "podman-compose": {
+      // compose reads the project's .env for its variables; `config` prints them resolved.
+      const compose = key.endsWith("compose")
+      const at = compose ? 0 : args.indexOf("compose") + 1
+      if (
+        (compose || at > 0) &&
+        /^(config|convert)$/.test(args.slice(at).find((a) => !a.startsWith("-")) ?? "")
+      )
+        sink.path(".env", "read")
+      return
+    }
     default:
+      if (isPython(key) && args[0] === "-m" && args[1] === "dotenv") sink.path(".env", "read")
       return
   }
 }
@@ -639,20 +662,34 @@ const INSTALLERS: ReadonlySet<string> = new Set([
   "lefthook",
   "overcommit",
   "husky",
+  "husky-init",
   "simple-git-hooks",
   "git-lfs"
 ])
 const globalInstall = (key: string, name: string, args: ReadonlyArray<string>, sink: Sink): void => {
   const sub = args.find((a) => !a.startsWith("-"))
-  const global = args.some((a) => a === "-g" || a === "--global" || /^--location=global$/.test(a))
+  const global = args.some(
+    (a, i) =>
+      a === "--global" ||
+      /^-[a-zA-Z]*g[a-zA-Z]*$/.test(a) ||
+      /^--global=(true|1)$/.test(a) ||
+      a === "--location=global" ||
+      (a === "--location" && args[i + 1] === "global")
+  )
   switch (key) {
     case "npm":
     case "pnpm":
     case "bun":
       if (
         (global &&
-          /^(i|in|ins|inst|insta|instal|install|add|isntall|link|ln|update|up|upgrade)$/.test(sub ?? "")) ||
-        ((sub === "link" || sub === "ln") && args.filter((a) => !a.startsWith("-")).length === 1)
+          /^(i|in|ins|inst|insta|instal|install|isnt|isnta|isntal|isntall|it|add|link|ln|update|up|upgrade|udpate)$/.test(
+            sub ?? ""
+          )) ||
+        // `npm link` alone, or with a folder, links the package globally.
+        ((sub === "link" || sub === "ln") &&
+          args
+            .filter((a) => !a.startsWith("-"))
+            .every((a, i) => i === 0 || /^[./~]/.test(a) || a.includes("/")))
       )
         installsPrograms(name, sink)
       return
@@ -694,7 +731,8 @@ const globalInstall = (key: string, name: string, args: ReadonlyArray<string>, s
       if ((sub === "use" && global) || sub === "install") installsPrograms(name, sink)
       return
     case "rustup":
-      if (/^(default|toolchain|override|component|target)$/.test(sub ?? "")) installsPrograms(name, sink)
+      // A toolchain put on PATH (or linked from a folder); components and targets are libraries.
+      if (/^(default|toolchain|override)$/.test(sub ?? "")) installsPrograms(name, sink)
       return
     case "mix":
       if (sub === "archive.install" || sub === "escript.install") installsPrograms(name, sink)
@@ -713,14 +751,26 @@ const globalInstall = (key: string, name: string, args: ReadonlyArray<string>, s
     case "pre-commit":
     case "lefthook":
     case "overcommit":
-      if (sub === "install" || args.includes("--install")) hookInstall(name, sink)
+      // pre-commit takes a prefix of its subcommand (`instal`); `init-templatedir DIR` makes hooks there.
+      if (/^inst/.test(sub ?? "") || args.includes("--install")) hookInstall(name, sink)
+      if (sub === "init-templatedir") {
+        const dir = args.slice(1).find((a) => !a.startsWith("-"))
+        if (dir !== undefined) sink.path(`${dir}/hooks/pre-commit`, "write")
+      }
       return
     case "husky":
+    case "husky-init":
+      // husky sets core.hooksPath to its folder (.git/config) and fills that folder.
+      if (sub === undefined || sub === "install" || sub === "init" || key === "husky-init") {
+        sink.note("executes", `${name} makes git run the hooks in .husky on later git commands`)
+        sink.path(".git/config", "write")
+      }
+      return
     case "simple-git-hooks":
       hookInstall(name, sink)
       return
     case "git-lfs":
-      if (sub === "install") hookInstall(name, sink)
+      if (sub === "install" || sub === "update") hookInstall(name, sink)
       return
     default:
       return
@@ -758,6 +808,9 @@ const python = (name: string, args: ReadonlyArray<string>, sink: Sink): void => 
     const a = args[i]!
     if (a === "-m") {
       if (args[i + 1] === "pip") pip(`${name} -m pip`, args.slice(i + 2), sink)
+      // `python -m pre_commit install` is pre-commit's.
+      if (args[i + 1] === "pre_commit")
+        globalInstall("pre-commit", `${name} -m pre_commit`, args.slice(i + 2), sink)
       // Standard modules that write what their operands name (an archive, a venv, a profile).
       if (PYTHON_WRITERS.has(args[i + 1] ?? ""))
         unseenWrites(sink, `${name} -m ${args[i + 1]} writes files its operands name`)
@@ -1262,7 +1315,6 @@ const downloadNames = (name: string, args: ReadonlyArray<string>, sink: Sink): v
   )
     for (const url of urls) savedName(name, url, sink)
 }
-const URL_LIKE = /^[a-z][a-z0-9+.-]*:\/\//i
 // The last part of a URL's path, as a download saves it (globs and queries aside).
 const savedName = (name: string, url: string, sink: Sink): void => {
   const path = url.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/]*/i, "").replace(/[?#].*$/s, "")
@@ -1396,7 +1448,7 @@ const git = (name: string, words: ReadonlyArray<Word>, sink: Sink): void => {
       `${name} ${sub} is not a git command: it runs an alias from configuration or a git-${sub} program`
     )
   }
-  if (sub === "lfs" && rest[0] === "install") {
+  if (sub === "lfs" && (rest[0] === "install" || rest[0] === "update")) {
     sink.note("executes", `${name} lfs install installs git hooks and writes the global configuration`)
     sink.path(".git/hooks/pre-push", "write")
   }
