@@ -777,7 +777,8 @@ const readPatterns = (
     const inside = path.inside && path.relative !== undefined
     const name = inside ? path.relative || "." : path.path
     out.push(name)
-    if (name.toLowerCase() !== name && foldsHere(path.path)) out.push(name.toLowerCase())
+    // (What is not there was not found under any case either.)
+    if (path.exists && name.toLowerCase() !== name && foldsHere(path.path)) out.push(name.toLowerCase())
     if (!path.isDirectory) continue
     out.push(name === "." ? "*" : inside ? `${name}/*` : directoryPattern(name))
     // A program that reads the files under the directory (`grep -r`, `rg`, `tar`) reads

@@ -557,8 +557,7 @@ const record = (
   // A folder (or what may become one) read is kept once per command: what a command reads of
   // it (its names, or every file under it: `ls . && grep -r KEY .`) is the command's.
   const fresh = claimPath(env, access, via, real)
-  const perCommand = access === "read" && (isDirectory || !exists) && readsTrees(env, command)
-  if (perCommand) {
+  if (access === "read" && (isDirectory || !exists) && readsTrees(env, command)) {
     const reader = claimCommandRead(env, command.index * 16 + VIA_BITS[via], real)
     if (!fresh && !reader) return
   } else if (!fresh) return
