@@ -2929,7 +2929,7 @@ layer(ShellParser.layer)("red team", (it) => {
       block: OPEN_READS,
       expect: "ask"
     },
-    { command: 'echo "$(echo \${x%)} # \\\ncat .env\n)"', block: OPEN_READS, expect: "deny" },
+    { command: 'echo "$(echo ${x%)} # \\\ncat .env\n)"', block: OPEN_READS, expect: "deny" },
     { command: "cat <<E $(echo\n# \\\nrm -f z\n)\nx\nE", block: DENY_RM, expect: "ask" },
     { command: "bash -euo pipefail -c 'rm -rf src'", block: DENY_RM, expect: "deny" },
     { command: "bash -eo pipefail -c 'cat .env'", block: OPEN_READS, expect: "deny" },
@@ -2945,7 +2945,7 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "bash --norc --noprofile -c ls && sh -ec ls", block: OPEN_READS, expect: "allow" },
     { command: "curl -fsSL \\\n  https://example.com/x -o x.sh", block: OPEN_READS, expect: "allow" },
     {
-      command: 'echo "$((1+2))" \\\n && ls && echo "\${HOME}" \\\n  done',
+      command: 'echo "$((1+2))" \\\n && ls && echo "${HOME}" \\\n  done',
       block: OPEN_READS,
       expect: "allow"
     }

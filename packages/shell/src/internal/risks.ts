@@ -5,7 +5,7 @@
 import type { NoteKind } from "../ShellAnalysis.ts"
 import type { Dialect } from "../ShellParser.ts"
 import * as Getopt from "./getopt.ts"
-import { type Word, URL_LIKE } from "./model.ts"
+import { URL_LIKE, type Word } from "./model.ts"
 import { AWKS, INTERPRETERS, isPip, isPython } from "./programs.ts"
 
 export interface Sink {
@@ -876,8 +876,8 @@ const shellEscapes = (key: string, args: ReadonlyArray<string>, sink: Sink): voi
       const code = /^(-o|--one-line|-O|--one-line-before-file|-k|-K)$/.test(args[i]!)
         ? args[i + 1]
         : undefined
-      const escape = code === undefined ? null : /^\s*(?:platform\s+)?shell\s+(.*)$/s.exec(code)
-      if (escape?.[1] !== undefined) sink.text(escape[1], "bash", `lldb ${args[i]}`)
+      const shell = code === undefined ? null : /^\s*(?:platform\s+)?shell\s+(.*)$/s.exec(code)
+      if (shell?.[1] !== undefined) sink.text(shell[1], "bash", `lldb ${args[i]}`)
     }
     return
   }
@@ -891,8 +891,8 @@ const shellEscapes = (key: string, args: ReadonlyArray<string>, sink: Sink): voi
           ? args[i + 1]
           : undefined
     if (code === undefined) continue
-    const escape = (vim ? /^:?\s*!(.*)$/s : /^\s*(?:shell|pipe\s+[^|]*\||!)\s*(.*)$/s).exec(code)
-    if (escape?.[1] !== undefined && escape[1].trim() !== "") sink.text(escape[1], "bash", `${key} ${a}`)
+    const shell = (vim ? /^:?\s*!(.*)$/s : /^\s*(?:shell|pipe\s+[^|]*\||!)\s*(.*)$/s).exec(code)
+    if (shell?.[1] !== undefined && shell[1].trim() !== "") sink.text(shell[1], "bash", `${key} ${a}`)
   }
 }
 
