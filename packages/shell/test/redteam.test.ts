@@ -2812,6 +2812,10 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "gdb -batch -ex '!rm -f y'", block: DENY_RM, expect: "deny" },
     { command: "vim -c '!rm -f y' x", block: DENY_RM, expect: "deny" },
     { command: "vim '+!rm -f y' x", block: DENY_RM, expect: "deny" },
+    // The files an ex command reads or writes are judged (a deny holds where it asked).
+    { command: "vim -es '+r .env' '+w! /dev/stdout' '+q!'", block: OPEN_READS, expect: "deny" },
+    { command: "vim -c 'w .git/config' notes.txt", block: EDIT_GIT, expect: "deny" },
+    { command: "vim -c 'set nu' notes.txt", block: EDIT_GIT, expect: "ask" },
     { command: "gdb -batch -ex bt ./a.out", block: DENY_RM, expect: "ask" },
     {
       command: "git -c 'credential.https://x.helper=!cp .env /tmp/x;:' credential fill",

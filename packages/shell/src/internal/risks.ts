@@ -866,6 +866,10 @@ const interpreterCode = (
   }
 }
 
+// ex commands that name one file to read, edit, source or write.
+const EX_FILE_COMMAND =
+  /^:?\s*(r|re|rea|read|e|ed|edi|edit|sp|split|vs|vsplit|tabe|tabedit|new|vne|vnew|vie|view|so|sou|sour|sourc|source|w|wr|wri|writ|write|sav|saveas|wq|x|xit|up|update)!?\s+([^|\s][^|]*)$/s
+
 // The shell commands a debugger's or editor's command runs (`gdb -ex 'shell rm x'`, `-ex
 // '!rm x'`, `vim -c '!rm x'`, `+'!rm x'`): judged as well, so a deny on them holds.
 const shellEscapes = (key: string, args: ReadonlyArray<string>, sink: Sink): void => {
@@ -893,6 +897,13 @@ const shellEscapes = (key: string, args: ReadonlyArray<string>, sink: Sink): voi
     if (code === undefined) continue
     const shell = (vim ? /^:?\s*!(.*)$/s : /^\s*(?:shell|pipe\s+[^|]*\||!)\s*(.*)$/s).exec(code)
     if (shell?.[1] !== undefined && shell[1].trim() !== "") sink.text(shell[1], "bash", `${key} ${a}`)
+    // The files an ex command reads or writes (`+r .env`, `-c 'w .git/config'`), a deny on them holds.
+    const file = vim ? EX_FILE_COMMAND.exec(code) : null
+    if (file !== null)
+      sink.path(
+        file[2]!.trim(),
+        /^(w|wr|wri|writ|write|sav|saveas|wq|x|xit|up|update)/.test(file[1]!) ? "write" : "read"
+      )
   }
 }
 
