@@ -706,7 +706,7 @@ const treesWritten = (analysis: ShellAnalysis.Analysis): ReadonlySet<string> => 
   for (const p of analysis.paths) {
     if (p.access !== "write") continue
     const program = analysis.commands[p.command ?? -1]?.argv[0]
-    if (program !== undefined && COPIERS.has(baseName(program))) continue
+    if (program !== undefined && COPIERS.has(programKey(program))) continue
     out.add(p.path)
   }
   return out

@@ -38,11 +38,31 @@ export const archiveWrites = (key: string, words: ReadonlyArray<Word>): ArchiveW
     case "unrar":
     case "rar":
       return unrar(words)
+    case "dpkg-deb":
+    case "dpkg":
+    case "unsquashfs":
+    case "cabextract":
+      return unpacked(key, words)
     default: {
       const compressor = COMPRESSORS.get(key)
       return compressor === undefined ? NOTHING : compress(key, compressor, words)
     }
   }
+}
+
+// Package and image extractors: the folder they unpack into (`dpkg-deb -x DEB DIR`,
+// `unsquashfs -d DIR`, `cabextract -d DIR`), else where they run (unsquashfs: squashfs-root).
+const unpacked = (key: string, words: ReadonlyArray<Word>): ArchiveWrites => {
+  const at = (options: RegExp) => words.findIndex((w) => options.test(w.value))
+  if (key === "dpkg-deb" || key === "dpkg") {
+    const extract = at(/^(-[a-zA-Z]*[xXR][a-zA-Z]*|--extract|--vextract|--raw-extract)$/)
+    const into = extract === -1 ? undefined : words[extract + 2]
+    return into === undefined ? NOTHING : { writes: [into], unmodelled: [] }
+  }
+  const dest = at(/^(-d|--directory|-dest)$/)
+  const into = dest === -1 ? undefined : words[dest + 1]
+  if (into !== undefined) return { writes: [into], unmodelled: [] }
+  return { writes: [key === "unsquashfs" ? staticWord("squashfs-root") : HERE], unmodelled: [] }
 }
 
 /**

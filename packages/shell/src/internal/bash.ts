@@ -392,7 +392,6 @@ const DECLARING_WRAPPERS: ReadonlySet<string> = new Set(["builtin", "command"])
 // quoting: `"-i"`, `-\i`), indexed arrays' subscripts in a compound value, and arguments known
 // only at run time, which may be either (`declare "$x"` with x='a=([$(id)]=1)' runs id).
 const declarationProblems = (node: SyntaxNode, ctx: Context): void => {
-  let associative = false
   for (const child of node.children) {
     if (!child.isNamed || child.type === "variable_assignment" || child.type === "variable_name") continue
     const word = wordOf(child, ctx)
@@ -403,11 +402,11 @@ const declarationProblems = (node: SyntaxNode, ctx: Context): void => {
       continue
     }
     if (/^-[a-zA-Z]*i/.test(word.value)) ctx.out.problems.push(`\`${clip(node.text)}\` ${INTEGER_NOTE}`)
-    if (/^[-+][a-zA-Z]*A/.test(word.value)) associative = true
-    else if (word.value.includes("=("))
+    if (word.value.includes("=("))
       ctx.out.problems.push(`\`${clip(node.text)}\` gives a compound value in a word, which bash evaluates`)
   }
-  if (!associative) for (const child of node.namedChildren) indexedSubscripts(child, ctx)
+  // (An associative declaration's keys are text: `indexedSubscripts` knows its names.)
+  for (const child of node.namedChildren) indexedSubscripts(child, ctx)
 }
 
 // `builtin declare -i n`: the options of the declaration a wrapper runs.

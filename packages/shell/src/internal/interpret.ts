@@ -1632,20 +1632,6 @@ const shell = (
       i += startup[2] === "=" ? 1 : 2
       continue
     }
-    // Options the shell starts with hold for everything it runs (`bash -O dotglob -c 'cat *'`
-    // reads .env): judged as `set`, `shopt` and `setopt` in the text are.
-    if (text === "-o" || text === "+o" || text === "-O" || text === "+O") {
-      const name = words[i + 1]
-      if (name?.isStatic === false)
-        commandNote(command, "unmodelled", `${key} ${text}: an option only known at run time`)
-      else if (name !== undefined && text.endsWith("O"))
-        shopt(env, command, [staticWord("shopt"), staticWord(text === "-O" ? "-s" : "-u"), name])
-      else if (name !== undefined)
-        for (const problem of ShellOptions.setProblems([staticWord("set"), word, name]))
-          commandNote(command, "unmodelled", `${key} ${problem}`)
-      i += 2
-      continue
-    }
     if (/^--[a-z-]+$/.test(text)) {
       if (key === "zsh")
         for (const problem of ShellOptions.setoptProblems([staticWord("setopt"), staticWord(text.slice(2))]))
@@ -1655,6 +1641,8 @@ const shell = (
       i++
       continue
     }
+    // Options the shell starts with hold for everything it runs (`bash -O dotglob -c 'cat *'`
+    // reads .env): judged as `set`, `shopt` and `setopt` in the text are.
     if (/^[-+][a-zA-Z0-9]+$/.test(text)) {
       if (text.startsWith("-") && text.includes("c")) script = true
       if (text.startsWith("-") && text.includes("s")) stdin = true

@@ -64,12 +64,6 @@ export const check = (key: string, words: ReadonlyArray<Word>, sink: Sink): void
     case "composer":
       scaffold(key, words, sink)
       return
-    case "dpkg-deb":
-    case "dpkg":
-    case "unsquashfs":
-    case "cabextract":
-      unpacked(key, words, sink)
-      return
     case "rename":
     case "prename":
     case "file-rename":
@@ -681,18 +675,3 @@ const MADE_HERE: ReadonlyMap<string, string> = new Map([
   ["poetry init", "pyproject.toml"],
   ["deno init", "deno.json"]
 ])
-
-// Package and image extractors: the folder they unpack into.
-const unpacked = (key: string, words: ReadonlyArray<Word>, sink: Sink): void => {
-  const at = (options: RegExp) => words.findIndex((w) => options.test(w.value))
-  if (key === "dpkg-deb" || key === "dpkg") {
-    const extract = at(/^(-[a-zA-Z]*[xXR][a-zA-Z]*|--extract|--vextract|--raw-extract)$/)
-    if (extract === -1) return
-    write(sink, `${key} ${words[extract]!.value}`, words[extract + 2])
-    return
-  }
-  const dest = at(/^(-d|--directory|-dest)$/)
-  if (dest !== -1) write(sink, `${key} -d`, words[dest + 1])
-  else if (key === "unsquashfs") write(sink, key, staticWord("squashfs-root"))
-  else sink.note("writes", `${key} unpacks where it runs`)
-}

@@ -148,7 +148,7 @@ export const check = (key: string, words: ReadonlyArray<Word>, sink: Sink): void
       installsPrograms(name, sink)
     return
   }
-  if (INSTALLERS.has(key)) globalInstall(key, name, args, sink)
+  globalInstall(key, name, args, sink)
   if (AWKS.has(key)) {
     awk(name, words, sink)
     return
@@ -635,53 +635,23 @@ export const loadsDotenv = (key: string, words: ReadonlyArray<Word>, sink: Sink)
 // the project's files (`pre-commit install`, `husky`, `git lfs install`).
 const installsPrograms = (name: string, sink: Sink): void =>
   sink.note("unmodelled", `${name} installs programs outside the project, which later commands may run`)
-const INSTALLERS: ReadonlySet<string> = new Set([
-  "npm",
-  "pnpm",
-  "bun",
-  "yarn",
-  "cargo",
-  "go",
-  "gem",
-  "luarocks",
-  "volta",
-  "pipx",
-  "deno",
-  "dotnet",
-  "composer",
-  "brew",
-  "nix",
-  "nix-env",
-  "mise",
-  "rtx",
-  "rustup",
-  "mix",
-  "uv",
-  "corepack",
-  "pre-commit",
-  "lefthook",
-  "overcommit",
-  "husky",
-  "husky-init",
-  "simple-git-hooks",
-  "git-lfs"
-])
 const globalInstall = (key: string, name: string, args: ReadonlyArray<string>, sink: Sink): void => {
   const sub = args.find((a) => !a.startsWith("-"))
-  const global = args.some(
-    (a, i) =>
-      a === "--global" ||
-      /^-[a-zA-Z]*g[a-zA-Z]*$/.test(a) ||
-      /^--global=(true|1)$/.test(a) ||
-      a === "--location=global" ||
-      (a === "--location" && args[i + 1] === "global")
-  )
+  const isGlobal = () =>
+    args.some(
+      (a, i) =>
+        a === "--global" ||
+        /^-[a-zA-Z]*g[a-zA-Z]*$/.test(a) ||
+        /^--global=(true|1)$/.test(a) ||
+        a === "--location=global" ||
+        (a === "--location" && args[i + 1] === "global")
+    )
   switch (key) {
     case "npm":
     case "pnpm":
     case "bun":
       if (
-        (global &&
+        (isGlobal() &&
           /^(i|in|ins|inst|insta|instal|install|isnt|isnta|isntal|isntall|it|add|link|ln|update|up|upgrade|udpate)$/.test(
             sub ?? ""
           )) ||
@@ -694,7 +664,7 @@ const globalInstall = (key: string, name: string, args: ReadonlyArray<string>, s
         installsPrograms(name, sink)
       return
     case "yarn":
-      if (sub === "global" || (global && sub === "add")) installsPrograms(name, sink)
+      if (sub === "global" || (sub === "add" && isGlobal())) installsPrograms(name, sink)
       return
     case "cargo":
     case "go":
@@ -707,11 +677,11 @@ const globalInstall = (key: string, name: string, args: ReadonlyArray<string>, s
       if (sub === "install" || sub === "ensurepath" || sub === "inject") installsPrograms(name, sink)
       return
     case "deno":
-      if ((sub === "install" && global) || (sub === "jupyter" && args.includes("--install")))
+      if ((sub === "install" && isGlobal()) || (sub === "jupyter" && args.includes("--install")))
         installsPrograms(name, sink)
       return
     case "dotnet":
-      if (sub === "tool" && args.includes("install") && global) installsPrograms(name, sink)
+      if (sub === "tool" && args.includes("install") && isGlobal()) installsPrograms(name, sink)
       return
     case "composer":
       if (sub === "global") installsPrograms(name, sink)
@@ -728,7 +698,7 @@ const globalInstall = (key: string, name: string, args: ReadonlyArray<string>, s
       return
     case "mise":
     case "rtx":
-      if ((sub === "use" && global) || sub === "install") installsPrograms(name, sink)
+      if ((sub === "use" && isGlobal()) || sub === "install") installsPrograms(name, sink)
       return
     case "rustup":
       // A toolchain put on PATH (or linked from a folder); components and targets are libraries.
