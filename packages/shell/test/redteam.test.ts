@@ -3110,4 +3110,31 @@ layer(ShellParser.layer)("red team", (it) => {
     { command: "ctags -R . && rustup target add wasm32-unknown-unknown", block: OPEN_READS, expect: "allow" },
     { command: "npm link foo", block: DENY_RM, expect: "allow" }
   ])
+
+  // A last attack on the rules above (each run for real: rm ran, .env printed, a hook ran,
+  // a program landed on PATH).
+  cases("last round: zsh's start-up options, CMake's environment, dpkg-deb's modes, installs", [
+    { command: "zsh -O -c 'rm -f y'", block: DENY_RM, expect: "deny" },
+    { command: "zsh +O -c 'cat .env'", block: OPEN_READS, expect: "deny" },
+    { command: "zsh --GLOBDOTS -c 'cat [.]env'", block: OPEN_READS, expect: "ask" },
+    { command: "zsh --NOUNSET -c 'rm -f y'", block: DENY_RM, expect: "deny" },
+    { command: "CMAKE_C_COMPILER_LAUNCHER=rm cmake -S . -B build", block: DENY_RM, expect: "ask" },
+    { command: "dpkg-deb -e p2.deb .git/hooks", block: EDIT_GIT, expect: "deny" },
+    { command: "dpkg-deb -b pkgdir .git/hooks/pre-commit", block: EDIT_GIT, expect: "deny" },
+    { command: "dpkg-deb -x -- p.deb .git/xx", block: EDIT_GIT, expect: "deny" },
+    { command: "dpkg-deb --control=p.deb .git/hooks", block: EDIT_GIT, expect: "deny" },
+    { command: "dpkg -i p.deb", block: DENY_RM, expect: "ask" },
+    { command: "apt-get install -y ./p.deb", block: DENY_RM, expect: "ask" },
+    { command: "npm --location global install ./pkg", block: DENY_RM, expect: "ask" },
+    { command: "npm --loglevel warn install -g ./pkg", block: DENY_RM, expect: "ask" },
+    { command: "npm install-test -g ./pkg", block: DENY_RM, expect: "ask" },
+    { command: "npm link --loglevel warn", block: DENY_RM, expect: "ask" },
+    { command: "PIP_USER=1 pip install x.whl", block: DENY_RM, expect: "ask" },
+    { command: "COVERAGE_FILE=.git/hooks/pre-commit coverage run run.sh", block: EDIT_GIT, expect: "deny" },
+    // Ordinary.
+    { command: "CMAKE_BUILD_TYPE=Release cmake -S . -B build", block: DENY_RM, expect: "allow" },
+    { command: "dpkg-deb -x p.deb out && apt-get update", block: EDIT_GIT, expect: "allow" },
+    { command: "npm --loglevel warn install zod", block: DENY_RM, expect: "allow" },
+    { command: "bash -euo pipefail -c ls", block: DENY_RM, expect: "allow" }
+  ])
 })

@@ -55,9 +55,17 @@ export const archiveWrites = (key: string, words: ReadonlyArray<Word>): ArchiveW
 const unpacked = (key: string, words: ReadonlyArray<Word>): ArchiveWrites => {
   const at = (options: RegExp) => words.findIndex((w) => options.test(w.value))
   if (key === "dpkg-deb" || key === "dpkg") {
-    const extract = at(/^(-[a-zA-Z]*[xXR][a-zA-Z]*|--extract|--vextract|--raw-extract)$/)
-    const into = extract === -1 ? undefined : words[extract + 2]
-    return into === undefined ? NOTHING : { writes: [into], unmodelled: [] }
+    // `-x|-X|-R|-e DEB DIR` unpack into DIR (-e: the control files, DEBIAN by default), `-b DIR
+    // DEB` builds DEB (or one in DIR); the mode may be glued (`--control=DEB`) or clustered.
+    const mode = at(/^(-[a-zA-Z]*[xXReb][a-zA-Z]*|--(extract|vextract|raw-extract|control|build)(=.*)?)$/)
+    if (mode === -1) return NOTHING
+    const glued = /=(.+)$/s.exec(words[mode]!.value)
+    const operands = words.slice(mode + 1).filter((w) => w.value !== "--" && !w.value.startsWith("-"))
+    if (glued !== null) operands.unshift(staticWord(glued[1]!))
+    const into = operands[1]
+    if (into !== undefined) return { writes: [into], unmodelled: [] }
+    const control = /^(-[a-zA-Z]*e|--control)/.test(words[mode]!.value)
+    return { writes: [control ? staticWord("DEBIAN") : HERE], unmodelled: [] }
   }
   const dest = at(/^(-d|--directory|-dest)$/)
   const into = dest === -1 ? undefined : words[dest + 1]

@@ -886,7 +886,7 @@ const NOT_A_PLACE =
 // Names of places a program makes or clears things in (a cache, an output, a tree it builds):
 // what they name is written as well as read.
 const MAKES_THINGS =
-  /CACHE|TMP|TEMP|OUT|DEST|TARGET|BUILD|DIST|LOG|ARTIFACT|STORE|TRASH|DATA|STATE|WORK|HOME|PREFIX|DIR|OPTS|ARGS|OPTIONS/i
+  /CACHE|TMP|TEMP|OUT|DEST|TARGET|BUILD|DIST|LOG|ARTIFACT|STORE|TRASH|DATA|STATE|WORK|HOME|PREFIX|DIR|OPTS|ARGS|OPTIONS|COVERAGE|REPORT|HIST|TRACE|DUMP|PID|LOCK|RECORD|SAVE/i
 
 // A program may open what any variable it is given names: `GOMODCACHE=/x go clean -modcache`
 // deletes /x, `PIP_CACHE_DIR=.git pip install` and `CARGO_TARGET_DIR=.git cargo clean` write
@@ -1632,7 +1632,8 @@ const shell = (
       i += startup[2] === "=" ? 1 : 2
       continue
     }
-    if (/^--[a-z-]+$/.test(text)) {
+    // zsh reads a long option's name in any case, with or without `_` (`--GLOB_DOTS`).
+    if (/^--[A-Za-z_-]+$/.test(text)) {
       if (key === "zsh")
         for (const problem of ShellOptions.setoptProblems([staticWord("setopt"), staticWord(text.slice(2))]))
           commandNote(command, "unmodelled", `${key} ${problem}`)
@@ -1646,10 +1647,12 @@ const shell = (
     if (/^[-+][a-zA-Z0-9]+$/.test(text)) {
       if (text.startsWith("-") && text.includes("c")) script = true
       if (text.startsWith("-") && text.includes("s")) stdin = true
-      // Each `o` and `O` of a cluster takes the next word as its option's name (`-euo pipefail`).
+      // Each `o` of a cluster (and bash's `O`) takes the next word as its option's name
+      // (`-euo pipefail`); zsh's `-O` is a letter of its own (CORRECT_ALL).
+      const takesName = (letter: string) => letter === "o" || (letter === "O" && key !== "zsh")
       const named: Array<Word> = []
       for (const letter of text.slice(1)) {
-        if (letter !== "o" && letter !== "O") continue
+        if (!takesName(letter)) continue
         const name = words[i + 1 + named.length]
         if (name === undefined) break
         named.push(name)
@@ -1666,7 +1669,9 @@ const shell = (
             commandNote(command, "unmodelled", `${key} ${problem}`)
       }
       // The letters only an invocation takes (`-c`, `-s`, `-i`, `-l`, `-r`) aside, as `set` reads them.
-      const letters = text.slice(1).replace(/[csilroO]/g, "")
+      const letters = [...text.slice(1)]
+        .filter((letter) => !/[csilr]/.test(letter) && !takesName(letter))
+        .join("")
       if (letters !== "")
         for (const problem of ShellOptions.setProblems([staticWord("set"), staticWord(text[0] + letters)]))
           commandNote(command, "unmodelled", `${key} ${problem}`)

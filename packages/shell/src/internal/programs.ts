@@ -1040,7 +1040,9 @@ const GADGETS: ReadonlyMap<string, GadgetKind> = new Map<string, GadgetKind>([
       "TCLLIBPATH",
       "PYTHONUSERBASE",
       // Lets git use transports (`file`, `ext`) that fetch or run what the URL names.
-      "GIT_ALLOW_PROTOCOL"
+      "GIT_ALLOW_PROTOCOL",
+      // Makes every pip install a user install: programs on PATH outside the project.
+      "PIP_USER"
     ] as const
   ).map((name) => [name, "opaque"] as const),
   // Flags make puts into the commands its rules run (`CFLAGS=';cat .env;' make a.o`).
@@ -1060,18 +1062,23 @@ const GADGET_PREFIXES: ReadonlyArray<readonly [string, GadgetKind]> = [
   ["LD_", "opaque"],
   ["DYLD_", "opaque"],
   ["CARGO_", "opaque"],
+  // CMake reads launchers, compilers, toolchain files and make programs from the environment.
+  ["CMAKE_", "opaque"],
   // git's test knobs run programs (`GIT_TEST_FSMONITOR`, `GIT_TEST_MAINT_SCHEDULER`).
   ["GIT_TEST_", "opaque"]
 ]
 // Cargo settings that change only what it prints or how it builds, not what it runs.
 const INERT_CARGO = /^CARGO_(TERM_|INCREMENTAL$|PROFILE_|NET_RETRY$|BUILD_JOBS$)/
+// CMake settings that name nothing it runs.
+const INERT_CMAKE =
+  /^CMAKE_(BUILD_TYPE|BUILD_PARALLEL_LEVEL|GENERATOR|GENERATOR_PLATFORM|GENERATOR_TOOLSET|CONFIG_TYPE|COLOR_DIAGNOSTICS|EXPORT_COMPILE_COMMANDS|NO_VERBOSE|OSX_ARCHITECTURES|INSTALL_MODE)$/
 // npm settings that change only what it prints.
 const INERT_NPM_CONFIG = /^NPM_CONFIG_(LOGLEVEL|COLOR|PROGRESS|FUND|AUDIT|UPDATE_NOTIFIER|CACHE)$/
 
 /** What setting this variable makes programs do, if it makes them run other code. */
 export const gadgetKind = (name: string): GadgetKind | undefined => {
   const upper = name.toUpperCase()
-  if (INERT_NPM_CONFIG.test(upper) || INERT_CARGO.test(upper)) return undefined
+  if (INERT_NPM_CONFIG.test(upper) || INERT_CARGO.test(upper) || INERT_CMAKE.test(upper)) return undefined
   const kind = GADGETS.get(upper)
   if (kind !== undefined) return kind
   for (const [prefix, prefixed] of GADGET_PREFIXES) if (upper.startsWith(prefix)) return prefixed

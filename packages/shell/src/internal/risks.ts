@@ -635,8 +635,12 @@ export const loadsDotenv = (key: string, words: ReadonlyArray<Word>, sink: Sink)
 // the project's files (`pre-commit install`, `husky`, `git lfs install`).
 const installsPrograms = (name: string, sink: Sink): void =>
   sink.note("unmodelled", `${name} installs programs outside the project, which later commands may run`)
+// Package managers' options whose value is the next word (not the subcommand).
+const MANAGER_VALUED =
+  /^(--location|--loglevel|--prefix|--cache|--registry|--userconfig|--globalconfig|--workspace|-w|--tag|--otp|--reporter|--cwd|--dir|-C|--filter|-F|--store-dir)$/
 const globalInstall = (key: string, name: string, args: ReadonlyArray<string>, sink: Sink): void => {
-  const sub = args.find((a) => !a.startsWith("-"))
+  const operands = args.filter((a, i) => !a.startsWith("-") && !MANAGER_VALUED.test(args[i - 1] ?? ""))
+  const sub = operands[0]
   const isGlobal = () =>
     args.some(
       (a, i) =>
@@ -652,19 +656,33 @@ const globalInstall = (key: string, name: string, args: ReadonlyArray<string>, s
     case "bun":
       if (
         (isGlobal() &&
-          /^(i|in|ins|inst|insta|instal|install|isnt|isnta|isntal|isntall|it|add|link|ln|update|up|upgrade|udpate)$/.test(
+          /^(i|in|ins|inst|insta|instal|install|isnt|isnta|isntal|isntall|it|cit|install-test|install-ci-test|add|a|link|ln|update|up|upgrade|udpate)$/.test(
             sub ?? ""
           )) ||
         // `npm link` alone, or with a folder, links the package globally.
         ((sub === "link" || sub === "ln") &&
-          args
-            .filter((a) => !a.startsWith("-"))
-            .every((a, i) => i === 0 || /^[./~]/.test(a) || a.includes("/")))
+          operands.every((a, i) => i === 0 || /^[./~]/.test(a) || a.includes("/")))
       )
         installsPrograms(name, sink)
       return
     case "yarn":
       if (sub === "global" || (sub === "add" && isGlobal())) installsPrograms(name, sink)
+      return
+    // A package file: its maintainer scripts run as root, its programs land on PATH.
+    case "dpkg":
+      if (args.some((a) => /^(-[a-zA-Z]*[iRrPC]|--(install|unpack|remove|purge|configure))/.test(a)))
+        installsPrograms(name, sink)
+      return
+    // apt from the distribution's archive is left to the rules on apt; a package file the
+    // text names (`apt install ./p.deb`) may be one it made.
+    case "apt":
+    case "apt-get":
+    case "aptitude":
+      if (
+        /^(install|reinstall)$/.test(sub ?? "") &&
+        operands.slice(1).some((a) => a.includes("/") || a.endsWith(".deb"))
+      )
+        installsPrograms(name, sink)
       return
     case "cargo":
     case "go":
